@@ -1,0 +1,54 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// The import graph is the architecture: C shims at the bottom, pure protocol and wire
+// modules with no I/O, the epoll runtime, storage on top of the runtime, and the server
+// module wiring them together. `whisper-server` is only `main`.
+let package = Package(
+    name: "whisper-relay",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "whisper-server", targets: ["whisper-server"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // MARK: C libraries and shims
+        .target(name: "CLinux"),
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+
+        // MARK: Pure modules (no I/O)
+        .target(name: "WhisperProtocol"),
+        .target(name: "WhisperHTTP"),
+        .target(name: "WhisperWebSocket", dependencies: ["CZlib", "COpenSSL"]),
+        .target(name: "WhisperOps", dependencies: ["CLinux"]),
+
+        // MARK: I/O
+        .target(name: "WhisperRuntime", dependencies: ["CLinux", "COpenSSL", "WhisperOps"]),
+        .target(name: "WhisperStorage", dependencies: ["WhisperRuntime", "CPostgres", "CHiredis", "WhisperOps"]),
+        .target(name: "WhisperServer", dependencies: [
+            "WhisperProtocol", "WhisperHTTP", "WhisperWebSocket", "WhisperRuntime", "WhisperStorage",
+            "WhisperOps", "CSodium",
+        ]),
+        .executableTarget(name: "whisper-server", dependencies: [
+            "WhisperServer",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        // MARK: Tests
+        .target(name: "WhisperTesting", dependencies: ["WhisperServer", "WhisperWebSocket", "WhisperHTTP", "CLinux"]),
+        .testTarget(name: "WhisperProtocolTests", dependencies: ["WhisperProtocol"]),
+        .testTarget(name: "WhisperHTTPTests", dependencies: ["WhisperHTTP"]),
+        .testTarget(name: "WhisperWebSocketTests", dependencies: ["WhisperWebSocket"]),
+        .testTarget(name: "WhisperOpsTests", dependencies: ["WhisperOps"]),
+        .testTarget(name: "WhisperRuntimeTests", dependencies: ["WhisperRuntime", "WhisperTesting"]),
+        .testTarget(name: "WhisperStorageTests", dependencies: ["WhisperStorage", "WhisperTesting"]),
+        .testTarget(name: "WhisperServerTests", dependencies: ["WhisperServer", "WhisperTesting"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,52 @@
+#ifndef WHISPER_CLINUX_H
+#define WHISPER_CLINUX_H
+
+// Glibc's Swift overlay does not expose epoll, eventfd, timerfd, signalfd or accept4.
+// These thin wrappers are the only C the runtime needs. _GNU_SOURCE is defined in the
+// .c file only: defining it here breaks fd_set and sockaddr imports.
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/epoll.h>
+
+// epoll
+int clinux_epoll_create(void);
+int clinux_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t token);
+int clinux_epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout_ms);
+uint64_t clinux_epoll_event_token(const struct epoll_event *ev);
+uint32_t clinux_epoll_event_mask(const struct epoll_event *ev);
+
+static const uint32_t CLINUX_EPOLLIN = EPOLLIN;
+static const uint32_t CLINUX_EPOLLOUT = EPOLLOUT;
+static const uint32_t CLINUX_EPOLLERR = EPOLLERR;
+static const uint32_t CLINUX_EPOLLHUP = EPOLLHUP;
+static const uint32_t CLINUX_EPOLLRDHUP = EPOLLRDHUP;
+static const uint32_t CLINUX_EPOLLET = EPOLLET;
+static const int CLINUX_EPOLL_CTL_ADD = EPOLL_CTL_ADD;
+static const int CLINUX_EPOLL_CTL_MOD = EPOLL_CTL_MOD;
+static const int CLINUX_EPOLL_CTL_DEL = EPOLL_CTL_DEL;
+
+// eventfd (non-blocking, close-on-exec)
+int clinux_eventfd(void);
+int clinux_eventfd_signal(int fd);
+int clinux_eventfd_drain(int fd);
+
+// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC
+int clinux_accept(int fd, struct sockaddr *addr, socklen_t *len);
+
+// socket(2) with SOCK_NONBLOCK | SOCK_CLOEXEC
+int clinux_socket_stream(int domain);
+
+// signalfd for SIGTERM/SIGINT (blocks them in the calling thread's mask; call before spawning threads)
+int clinux_signalfd_term(void);
+int clinux_signalfd_read(int fd);
+
+// thread CPU time in nanoseconds (CLOCK_THREAD_CPUTIME_ID)
+uint64_t clinux_thread_cpu_ns(void);
+// monotonic clock in nanoseconds
+uint64_t clinux_monotonic_ns(void);
+// process id and page size, for /proc based process metrics
+long clinux_page_size(void);
+long clinux_clock_ticks(void);
+
+#endif

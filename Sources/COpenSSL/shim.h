@@ -1,0 +1,16 @@
+#include <openssl/ssl.h>
+#include <openssl/err.h>
+#include <openssl/sha.h>
+#include <openssl/hmac.h>
+#include <openssl/evp.h>
+
+// Function-like macros do not import into Swift: wrap them once here.
+static inline long whisper_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
+    return SSL_CTX_set_min_proto_version(ctx, version);
+}
+static inline long whisper_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) {
+    return SSL_CTX_set_mode(ctx, mode);
+}
+static inline long whisper_SSL_MODE_non_blocking_defaults(void) {
+    return SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER;
+}

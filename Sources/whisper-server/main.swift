@@ -1,0 +1,1 @@
+print("whisper-server: not yet wired")
