@@ -1,0 +1,178 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import CLinux
+import Synchronization
+
+/// One epoll reactor on one thread. Everything registered with a loop — descriptors,
+/// timers, connections — is touched only on that loop's thread; the one thing that
+/// crosses threads is `execute(_:)`, which pushes onto a lock-free queue and wakes the
+/// loop through an eventfd.
+///
+/// An iteration: wait for readiness or the next timer, dispatch I/O, run due timers, run
+/// handed-off tasks, then the `beforeSleep` hooks (connections flush their output there,
+/// so many writes produced in one iteration leave in one syscall).
+public final class EventLoop: @unchecked Sendable {
+    public let index: Int
+    private let epfd: Int32
+    private let wakeFD: Int32
+    private let tasks = TaskQueue()
+    private let wakePending = Atomic<Bool>(false)
+    private let stopRequested = Atomic<Bool>(false)
+    private let threadID = Atomic<UInt>(0)
+
+    // Loop-thread state.
+    private var handlers: [UInt64: IOHandler] = [:]
+    private var nextToken: UInt64 = 1
+    private var timers = TimerHeap()
+    private var beforeSleepHooks: [() -> Void] = []
+    private var deferred: [() -> Void] = []
+    /// Monotonic time in nanoseconds, read once per iteration.
+    public private(set) var now: UInt64 = clinux_monotonic_ns()
+
+    public init(index: Int) throws(SystemError) {
+        self.index = index
+        let ep = clinux_epoll_create()
+        guard ep >= 0 else { throw SystemError.last("epoll_create1") }
+        let wake = clinux_eventfd()
+        guard wake >= 0 else {
+            Syscall.close(ep)
+            throw SystemError.last("eventfd")
+        }
+        epfd = ep
+        wakeFD = wake
+        guard clinux_epoll_ctl(ep, CLINUX_EPOLL_CTL_ADD, wake, CLINUX_EPOLLIN, 0) == 0 else {
+            Syscall.close(ep)
+            Syscall.close(wake)
+            throw SystemError.last("epoll_ctl(eventfd)")
+        }
+    }
+
+    deinit {
+        Syscall.close(epfd)
+        Syscall.close(wakeFD)
+    }
+
+    /// True when called on this loop's thread.
+    public var inEventLoop: Bool {
+        threadID.load(ordering: .relaxed) == UInt(bitPattern: Int(bitPattern: pthread_self()))
+    }
+
+    // MARK: Cross-thread
+
+    /// Runs `task` on the loop's thread. Safe from any thread; wake-ups are coalesced so a
+    /// burst of hand-offs costs one eventfd write.
+    public func execute(_ task: @escaping @Sendable () -> Void) {
+        tasks.push(task)
+        if !wakePending.exchange(true, ordering: .acquiringAndReleasing) {
+            _ = clinux_eventfd_signal(wakeFD)
+        }
+    }
+
+    /// Asks the loop to return from `run()` after the current iteration.
+    public func stop() {
+        stopRequested.store(true, ordering: .releasing)
+        execute {}
+    }
+
+    // MARK: Loop-thread API
+
+    public func register(_ fd: Int32, interest: IOEvents, handler: IOHandler) throws(SystemError) -> IORegistration {
+        let token = nextToken
+        nextToken &+= 1
+        guard clinux_epoll_ctl(epfd, CLINUX_EPOLL_CTL_ADD, fd, interest.rawValue, token) == 0 else {
+            throw SystemError.last("epoll_ctl(ADD)")
+        }
+        handlers[token] = handler
+        return IORegistration(token: token, fd: fd)
+    }
+
+    public func update(_ registration: IORegistration, interest: IOEvents) throws(SystemError) {
+        guard clinux_epoll_ctl(epfd, CLINUX_EPOLL_CTL_MOD, registration.fd, interest.rawValue, registration.token) == 0 else {
+            throw SystemError.last("epoll_ctl(MOD)")
+        }
+    }
+
+    /// Removes the descriptor from epoll before it is closed; pending events for it in the
+    /// current batch are dropped.
+    public func deregister(_ registration: IORegistration) {
+        _ = clinux_epoll_ctl(epfd, CLINUX_EPOLL_CTL_DEL, registration.fd, 0, registration.token)
+        handlers[registration.token] = nil
+    }
+
+    @discardableResult
+    public func schedule(afterNanoseconds delay: UInt64, _ callback: @escaping () -> Void) -> TimerID {
+        timers.schedule(deadline: clinux_monotonic_ns() &+ delay, callback)
+    }
+
+    public func cancel(_ timer: TimerID) {
+        timers.cancel(timer)
+    }
+
+    /// Runs `hook` before every sleep, after all I/O, timers and tasks of the iteration.
+    public func addBeforeSleep(_ hook: @escaping () -> Void) {
+        beforeSleepHooks.append(hook)
+    }
+
+    /// Runs `work` at the end of this iteration: how a connection is freed from inside its
+    /// own callback without pulling the object out from under the caller.
+    public func deferToEndOfIteration(_ work: @escaping () -> Void) {
+        deferred.append(work)
+    }
+
+    // MARK: Running
+
+    /// Runs the loop on the calling thread until `stop()`.
+    public func run() {
+        threadID.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .relaxed)
+        let capacity = 256
+        let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
+        defer { events.deallocate() }
+        while !stopRequested.load(ordering: .acquiring) {
+            let count = clinux_epoll_wait(epfd, events, Int32(capacity), waitTimeoutMillis())
+            now = clinux_monotonic_ns()
+            if count > 0 {
+                for i in 0..<Int(count) {
+                    let token = clinux_epoll_event_token(events + i)
+                    let mask = IOEvents(rawValue: clinux_epoll_event_mask(events + i))
+                    if token == 0 {
+                        drainTasks()
+                    } else if let handler = handlers[token] {
+                        handler.ioReady(mask)
+                    }
+                }
+            }
+            for callback in timers.popDue(now: now) { callback() }
+            drainTasks()
+            runDeferred()
+            for hook in beforeSleepHooks { hook() }
+            runDeferred()
+        }
+        drainTasks()
+        runDeferred()
+    }
+
+    private func waitTimeoutMillis() -> Int32 {
+        guard deferred.isEmpty else { return 0 }
+        guard let deadline = timers.nextDeadline() else { return -1 }
+        let current = clinux_monotonic_ns()
+        if deadline <= current { return 0 }
+        // Round up so a timer never fires early and the loop does not spin on 0 ms waits.
+        let millis = (deadline - current + 999_999) / 1_000_000
+        return Int32(clamping: millis)
+    }
+
+    private func drainTasks() {
+        wakePending.store(false, ordering: .releasing)
+        _ = clinux_eventfd_drain(wakeFD)
+        while let task = tasks.pop() { task() }
+    }
+
+    private func runDeferred() {
+        while !deferred.isEmpty {
+            let work = deferred
+            deferred.removeAll(keepingCapacity: true)
+            for item in work { item() }
+        }
+    }
+}
