@@ -41,7 +41,7 @@ let package = Package(
         ]),
 
         // MARK: Tests
-        .target(name: "WhisperTesting", dependencies: ["WhisperServer", "WhisperWebSocket", "WhisperHTTP", "CLinux"]),
+        .target(name: "WhisperTesting", dependencies: ["WhisperServer", "WhisperWebSocket", "WhisperHTTP", "WhisperProtocol", "CLinux", "COpenSSL"]),
         .testTarget(name: "WhisperProtocolTests", dependencies: ["WhisperProtocol"]),
         .testTarget(name: "WhisperHTTPTests", dependencies: ["WhisperHTTP"]),
         .testTarget(name: "WhisperWebSocketTests", dependencies: ["WhisperWebSocket"]),

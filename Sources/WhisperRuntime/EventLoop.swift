@@ -27,6 +27,10 @@ public final class EventLoop: @unchecked Sendable {
     private var timers = TimerHeap()
     private var beforeSleepHooks: [() -> Void] = []
     private var deferred: [() -> Void] = []
+    private var flushQueue: [Connection] = []
+    /// One read buffer per loop, shared by its connections: an idle connection holds no
+    /// input memory of its own; parsers copy only what they must keep.
+    let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
     /// Monotonic time in nanoseconds, read once per iteration.
     public private(set) var now: UInt64 = clinux_monotonic_ns()
 
@@ -49,6 +53,7 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     deinit {
+        readBuffer.deallocate()
         Syscall.close(epfd)
         Syscall.close(wakeFD)
     }
@@ -114,6 +119,10 @@ public final class EventLoop: @unchecked Sendable {
         beforeSleepHooks.append(hook)
     }
 
+    func enqueueFlush(_ connection: Connection) {
+        flushQueue.append(connection)
+    }
+
     /// Runs `work` at the end of this iteration: how a connection is freed from inside its
     /// own callback without pulling the object out from under the caller.
     public func deferToEndOfIteration(_ work: @escaping () -> Void) {
@@ -146,6 +155,7 @@ public final class EventLoop: @unchecked Sendable {
             drainTasks()
             runDeferred()
             for hook in beforeSleepHooks { hook() }
+            flushConnections()
             runDeferred()
         }
         drainTasks()
@@ -153,7 +163,7 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     private func waitTimeoutMillis() -> Int32 {
-        guard deferred.isEmpty else { return 0 }
+        guard deferred.isEmpty, flushQueue.isEmpty else { return 0 }
         guard let deadline = timers.nextDeadline() else { return -1 }
         let current = clinux_monotonic_ns()
         if deadline <= current { return 0 }
@@ -162,8 +172,19 @@ public final class EventLoop: @unchecked Sendable {
         return Int32(clamping: millis)
     }
 
+    private func flushConnections() {
+        while !flushQueue.isEmpty {
+            let batch = flushQueue
+            flushQueue.removeAll(keepingCapacity: true)
+            for connection in batch { connection.flush() }
+        }
+    }
+
     private func drainTasks() {
-        wakePending.store(false, ordering: .releasing)
+        // An exchange, not a plain store: it is a full barrier, so the pops below cannot be
+        // reordered before the flag is cleared. Otherwise a producer that links its node and
+        // still sees the old `true` would skip the wake-up while we read an empty queue.
+        _ = wakePending.exchange(false, ordering: .acquiringAndReleasing)
         _ = clinux_eventfd_drain(wakeFD)
         while let task = tasks.pop() { task() }
     }

@@ -24,8 +24,9 @@ enum Syscall {
         try retrying("read") { Glibc.read(fd, buffer.baseAddress, buffer.count) }
     }
 
-    static func writev(_ fd: Int32, _ iov: UnsafeBufferPointer<iovec>) throws(SystemError) -> IOResult<Int> {
-        try retrying("writev") { Glibc.writev(fd, iov.baseAddress, Int32(iov.count)) }
+    /// MSG_NOSIGNAL: a peer that vanished yields EPIPE instead of killing the process.
+    static func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(SystemError) -> IOResult<Int> {
+        try retrying("send") { Glibc.send(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL)) }
     }
 
     static func accept(_ fd: Int32) throws(SystemError) -> IOResult<(Int32, SocketAddress)> {

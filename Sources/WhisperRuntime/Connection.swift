@@ -1,0 +1,198 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import Synchronization
+
+/// Receives a connection's bytes and its end. Called on the connection's loop thread.
+public protocol ConnectionDelegate: AnyObject {
+    /// New bytes; the buffer is the loop's shared read buffer, valid only during the call.
+    func connection(_ connection: Connection, didRead bytes: UnsafeRawBufferPointer)
+    /// The connection is closed (by either side); called exactly once.
+    func connectionDidClose(_ connection: Connection, reason: CloseReason)
+}
+
+/// Why a connection ended; logged and counted, never shown to the peer.
+public enum CloseReason: Sendable, Equatable {
+    case peerClosed
+    case closedByServer
+    case slowConsumer
+    case error(String)
+}
+
+public struct ConnectionLimits: Sendable {
+    /// Output queued past this is a slow consumer: the connection is dropped.
+    public var maxOutputBytes: Int
+    /// At most this much is read per readiness event, so one busy peer cannot starve others.
+    public var maxReadPerEvent: Int
+
+    public init(maxOutputBytes: Int = 4 << 20, maxReadPerEvent: Int = 256 << 10) {
+        self.maxOutputBytes = maxOutputBytes
+        self.maxReadPerEvent = maxReadPerEvent
+    }
+}
+
+/// One accepted socket, owned by one loop. Writes are queued and flushed once per loop
+/// iteration (before the loop sleeps), so a burst of frames to one peer leaves in one
+/// syscall; `EPOLLOUT` is armed only while bytes remain that the kernel would not take.
+public final class Connection: IOHandler {
+    public let loop: EventLoop
+    public let id: UInt64
+    public let peer: SocketAddress
+    public let isTLS: Bool
+    public var delegate: ConnectionDelegate?
+
+    private let fd: Int32
+    private let transport: Transport
+    private let limits: ConnectionLimits
+    private var registration: IORegistration?
+    private var interest: IOEvents = .read
+    private var output = OutputBuffer()
+    private var flushScheduled = false
+    private var closeAfterFlush = false
+    private var readPaused = false
+    public private(set) var isClosed = false
+
+    private static let nextID = Atomic<UInt64>(1)
+
+    init(loop: EventLoop, fd: Int32, peer: SocketAddress, transport: Transport, isTLS: Bool, limits: ConnectionLimits) {
+        self.loop = loop
+        self.fd = fd
+        self.peer = peer
+        self.transport = transport
+        self.isTLS = isTLS
+        self.limits = limits
+        self.id = Connection.nextID.add(1, ordering: .relaxed).oldValue
+    }
+
+    func start() throws(SystemError) {
+        registration = try loop.register(fd, interest: interest, handler: self)
+    }
+
+    /// Bytes waiting for the kernel.
+    public var pendingOutputBytes: Int { output.pendingCount }
+
+    // MARK: Writing
+
+    /// Queues `bytes`; they leave before the loop next sleeps. Past the output cap the
+    /// connection is closed as a slow consumer and false is returned.
+    @discardableResult
+    public func write(_ bytes: [UInt8]) -> Bool {
+        guard !isClosed, !closeAfterFlush else { return false }
+        if output.pendingCount + bytes.count > limits.maxOutputBytes {
+            close(reason: .slowConsumer)
+            return false
+        }
+        output.append(bytes)
+        scheduleFlush()
+        return true
+    }
+
+    /// Closes once everything queued has been written (e.g. after a close frame or an
+    /// HTTP response with `Connection: close`).
+    public func closeWhenFlushed() {
+        guard !isClosed else { return }
+        closeAfterFlush = true
+        if output.isEmpty { close(reason: .closedByServer) } else { scheduleFlush() }
+    }
+
+    /// Stops reading from the socket (read-side back-pressure) until `resumeReading()`.
+    public func pauseReading() {
+        readPaused = true
+        updateInterest()
+    }
+
+    public func resumeReading() {
+        readPaused = false
+        updateInterest()
+    }
+
+    private func scheduleFlush() {
+        guard !flushScheduled else { return }
+        flushScheduled = true
+        loop.enqueueFlush(self)
+    }
+
+    /// Called by the loop before it sleeps.
+    func flush() {
+        flushScheduled = false
+        guard !isClosed else { return }
+        do {
+            while !output.isEmpty {
+                guard case .done = try output.drain(transport.write) else { break }
+            }
+        } catch {
+            close(reason: .error(error.description))
+            return
+        }
+        if output.isEmpty, closeAfterFlush {
+            close(reason: .closedByServer)
+            return
+        }
+        updateInterest()
+    }
+
+    // MARK: Readiness
+
+    public func ioReady(_ events: IOEvents) {
+        guard !isClosed else { return }
+        let writable = events.contains(.write)
+        let readable = events.contains(.read) || events.contains(.hangup)
+        if writable || (readable && transport.needsReadableToWrite) { flush() }
+        if (readable || (writable && transport.needsWritableToRead)) && !readPaused { readAvailable() }
+    }
+
+    private func readAvailable() {
+        var total = 0
+        let buffer = loop.readBuffer
+        while !isClosed, !readPaused, total < limits.maxReadPerEvent {
+            let result: IOResult<Int>
+            do {
+                result = try transport.read(into: buffer)
+            } catch {
+                close(reason: .error(error.description))
+                return
+            }
+            switch result {
+            case .wouldBlock:
+                updateInterest()
+                return
+            case .done(0):
+                close(reason: .peerClosed)
+                return
+            case .done(let n):
+                total += n
+                delegate?.connection(self, didRead: UnsafeRawBufferPointer(rebasing: buffer[..<n]))
+            }
+        }
+    }
+
+    private func updateInterest() {
+        guard !isClosed, let registration else { return }
+        var wanted: IOEvents = []
+        if !readPaused { wanted.insert(.read) }
+        if !output.isEmpty || transport.needsWritableToRead { wanted.insert(.write) }
+        if transport.needsReadableToWrite { wanted.insert(.read) }
+        guard wanted != interest else { return }
+        interest = wanted
+        do { try loop.update(registration, interest: wanted) } catch { close(reason: .error(error.description)) }
+    }
+
+    // MARK: Closing
+
+    /// Closes now, dropping unsent output. The delegate hears about it at the end of the
+    /// loop iteration, never from inside its own callback.
+    public func close(reason: CloseReason = .closedByServer) {
+        guard !isClosed else { return }
+        isClosed = true
+        if let registration { loop.deregister(registration) }
+        registration = nil
+        transport.shutdown()
+        Syscall.close(fd)
+        output.removeAll()
+        loop.deferToEndOfIteration { [self] in
+            let delegate = self.delegate
+            self.delegate = nil
+            delegate?.connectionDidClose(self, reason: reason)
+        }
+    }
+}

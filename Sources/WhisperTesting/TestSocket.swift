@@ -1,0 +1,129 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import COpenSSL
+import Foundation
+
+/// A blocking TCP (optionally TLS) client for tests: the server is driven over a real
+/// socket exactly as a phone or an HTTP client would. Every read has a timeout so a broken
+/// server fails a test instead of hanging it.
+public final class TestSocket {
+    public enum Failure: Error, CustomStringConvertible {
+        case connect(String), io(String), timeout, closed
+        public var description: String {
+            switch self {
+            case .connect(let s): return "connect: \(s)"
+            case .io(let s): return "io: \(s)"
+            case .timeout: return "timed out waiting for the server"
+            case .closed: return "server closed the connection"
+            }
+        }
+    }
+
+    public let fd: Int32
+    private var ssl: OpaquePointer?
+    private var sslContext: OpaquePointer?
+    /// Bytes received but not yet consumed.
+    public var buffered: [UInt8] = []
+
+    public init(host: String = "127.0.0.1", port: Int, tls: Bool = false, timeoutSeconds: Int = 10) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure.connect("socket") }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = UInt16(port).bigEndian
+        inet_pton(AF_INET, host, &addr.sin_addr)
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard rc == 0 else {
+            let message = String(cString: strerror(errno))
+            Glibc.close(fd)
+            throw Failure.connect(message)
+        }
+        var tv = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        self.fd = fd
+        if tls {
+            guard let ctx = SSL_CTX_new(TLS_client_method()), let ssl = SSL_new(ctx) else {
+                throw Failure.connect("SSL_new")
+            }
+            sslContext = ctx
+            self.ssl = ssl
+            SSL_set_fd(ssl, fd)
+            guard SSL_connect(ssl) == 1 else { throw Failure.connect("TLS handshake failed") }
+        }
+    }
+
+    deinit { close() }
+
+    public func close() {
+        if let ssl { SSL_free(ssl) }
+        if let sslContext { SSL_CTX_free(sslContext) }
+        ssl = nil
+        sslContext = nil
+        if fd >= 0 { Glibc.close(fd) }
+    }
+
+    public func send(_ bytes: [UInt8]) throws {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { raw -> Int in
+                if let ssl { return Int(SSL_write(ssl, raw.baseAddress, Int32(raw.count))) }
+                return Glibc.send(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL))
+            }
+            if n <= 0 { throw Failure.io("send failed (errno \(errno))") }
+            sent += n
+        }
+    }
+
+    public func send(_ text: String) throws { try send(Array(text.utf8)) }
+
+    /// Reads whatever arrives next into `buffered`; throws `.closed` at EOF.
+    @discardableResult
+    public func receiveMore() throws -> Int {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let n = chunk.withUnsafeMutableBytes { raw -> Int in
+            if let ssl { return Int(SSL_read(ssl, raw.baseAddress, Int32(raw.count))) }
+            return Glibc.recv(fd, raw.baseAddress, raw.count, 0)
+        }
+        if n == 0 { throw Failure.closed }
+        if n < 0 {
+            if errno == EAGAIN || errno == EWOULDBLOCK { throw Failure.timeout }
+            if errno == ECONNRESET { throw Failure.closed }
+            throw Failure.io("recv failed (errno \(errno))")
+        }
+        buffered.append(contentsOf: chunk[..<n])
+        return n
+    }
+
+    /// Reads until `count` bytes are buffered and returns them.
+    public func receive(exactly count: Int) throws -> [UInt8] {
+        while buffered.count < count { try receiveMore() }
+        let out = Array(buffered[..<count])
+        buffered.removeFirst(count)
+        return out
+    }
+
+    /// Reads until the peer closes; returns everything buffered.
+    public func receiveUntilClosed() throws -> [UInt8] {
+        while true {
+            do { try receiveMore() } catch Failure.closed { break }
+        }
+        let out = buffered
+        buffered = []
+        return out
+    }
+
+    /// True when the server has closed (EOF or reset) within the socket timeout.
+    public func waitForClose() -> Bool {
+        while true {
+            do { try receiveMore() } catch Failure.closed { return true } catch { return false }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+@testable import WhisperRuntime
+
+@Suite struct EventLoopTests {
+    @Test func execute_runsTasksFromManyThreads_inPerProducerOrder() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        group.start()
+        defer { group.shutdown() }
+        let loop = group.loops[0]
+        let seen = Box<[Int: [Int]]>([:])
+        let producers = 4, perProducer = 5_000
+        DispatchQueue.concurrentPerform(iterations: producers) { producer in
+            for i in 0..<perProducer {
+                loop.execute { seen.update { $0[producer, default: []].append(i) } }
+            }
+        }
+        #expect(await eventually { seen.get.values.reduce(0) { $0 + $1.count } == producers * perProducer })
+        for (_, values) in seen.get { #expect(values.elementsEqual(0..<perProducer), "per-producer order broken") }
+    }
+
+    @Test func timers_fireInDeadlineOrder_andCancelledOnesNever() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        group.start()
+        defer { group.shutdown() }
+        let loop = group.loops[0]
+        let fired = Box<[String]>([])
+        await onLoop(loop) {
+            loop.schedule(afterNanoseconds: 30_000_000) { fired.update { $0.append("c") } }
+            loop.schedule(afterNanoseconds: 10_000_000) { fired.update { $0.append("a") } }
+            let cancelled = loop.schedule(afterNanoseconds: 15_000_000) { fired.update { $0.append("x") } }
+            loop.schedule(afterNanoseconds: 20_000_000) { fired.update { $0.append("b") } }
+            loop.cancel(cancelled)
+        }
+        #expect(await eventually { fired.get.count == 3 })
+        try await Task.sleep(nanoseconds: 30_000_000)
+        #expect(fired.get == ["a", "b", "c"])
+    }
+
+    @Test func inEventLoop_isTrueOnlyOnTheLoopThread() async throws {
+        let group = try EventLoopGroup(threads: 2)
+        group.start()
+        defer { group.shutdown() }
+        let loop = group.loops[0]
+        #expect(!loop.inEventLoop)
+        #expect(await onLoop(loop) { loop.inEventLoop })
+        #expect(await onLoop(group.loops[1]) { !loop.inEventLoop })
+    }
+}

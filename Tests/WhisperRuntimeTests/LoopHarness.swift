@@ -1,0 +1,28 @@
+import Foundation
+import Synchronization
+@testable import WhisperRuntime
+
+/// Runs `body` on `loop` and returns its result to the async test.
+func onLoop<T: Sendable>(_ loop: EventLoop, _ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        loop.execute { continuation.resume(returning: body()) }
+    }
+}
+
+/// Polls `condition` until it holds or `seconds` pass.
+func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        try? await Task.sleep(nanoseconds: 5_000_000)
+    }
+    return condition()
+}
+
+/// A thread-safe box for observations made on the loop.
+final class Box<T: Sendable>: Sendable {
+    private let value: Mutex<T>
+    init(_ value: T) { self.value = Mutex(value) }
+    var get: T { value.withLock { $0 } }
+    func update(_ body: (inout T) -> Void) { value.withLock { body(&$0) } }
+}
