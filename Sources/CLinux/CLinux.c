@@ -6,7 +6,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
-#include <sys/signalfd.h>
 
 int clinux_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 
@@ -56,20 +55,32 @@ int clinux_socket_stream(int domain) {
     return socket(domain, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 }
 
-int clinux_signalfd_term(void) {
-    sigset_t mask;
-    sigemptyset(&mask);
-    sigaddset(&mask, SIGTERM);
-    sigaddset(&mask, SIGINT);
-    if (pthread_sigmask(SIG_BLOCK, &mask, NULL) != 0) return -1;
-    return signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+static int termination_fd = -1;
+
+static void on_termination(int signo) {
+    (void)signo;
+    int saved = errno;
+    uint64_t one = 1;
+    ssize_t ignored = write(termination_fd, &one, sizeof one);  // async-signal-safe
+    (void)ignored;
+    errno = saved;
 }
 
-int clinux_signalfd_read(int fd) {
-    struct signalfd_siginfo info;
-    ssize_t n = read(fd, &info, sizeof info);
-    if (n != (ssize_t)sizeof info) return -1;
-    return (int)info.ssi_signo;
+void clinux_ignore_sigpipe(void) { signal(SIGPIPE, SIG_IGN); }
+
+int clinux_termination_eventfd(void) {
+    if (termination_fd >= 0) return termination_fd;
+    termination_fd = eventfd(0, EFD_CLOEXEC);
+    if (termination_fd < 0) return -1;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_termination;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    clinux_ignore_sigpipe();
+    return termination_fd;
 }
 
 uint64_t clinux_thread_cpu_ns(void) {

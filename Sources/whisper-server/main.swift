@@ -1,1 +1,88 @@
-print("whisper-server: not yet wired")
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import ArgumentParser
+import CLinux
+import Foundation
+import WhisperOps
+import WhisperServer
+
+/// `whisper-server`: configuration comes from the environment (contract §13); this file
+/// only parses the subcommand, wires the server and handles signals.
+@main
+struct WhisperServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "whisper-server",
+        abstract: "Whisper relay: the WebSocket gateway and admin HTTP API of an end-to-end encrypted messenger.",
+        discussion: "Configuration is read from WHISPER_* environment variables; see docs/operations.md.",
+        subcommands: [Serve.self, Migrate.self]
+    )
+}
+
+/// Loads the configuration or exits with one line naming the bad variable.
+func loadConfig() -> ServerConfig {
+    do {
+        return try ServerConfig.load(environment: ProcessInfo.processInfo.environment)
+    } catch {
+        FileHandle.standardError.write(Data("whisper-server: \(error.description)\n".utf8))
+        exit(2)
+    }
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the relay until SIGTERM, then drain and exit 0.")
+
+    func run() async throws {
+        let config = loadConfig()
+        let signals = clinux_termination_eventfd()
+        let log = Log(level: config.logLevel)
+        log.info("starting", Dictionary(uniqueKeysWithValues: config.redactedSummary()))
+        let server: WhisperServer
+        do {
+            server = try WhisperServer(config: config, log: log, metrics: WhisperMetrics(registry: MetricsRegistry()))
+            if config.migrateOnStart {
+                let applied = try await server.migrate()
+                log.info("migrated", ["applied": "\(applied)"])
+            }
+        } catch {
+            log.error("start_failed", ["reason": "\(error)"])
+            FileHandle.standardError.write(Data("whisper-server: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        await waitForSignal(signals)
+        log.info("draining", [:])
+        await server.drain()
+        log.info("stopped", [:])
+    }
+
+    private func waitForSignal(_ fd: Int32) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                var value: UInt64 = 0
+                while read(fd, &value, 8) < 0 && errno == EINTR {}
+                continuation.resume()
+            }
+        }
+    }
+}
+
+struct Migrate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Apply pending PostgreSQL migrations and exit.")
+
+    func run() async throws {
+        let config = loadConfig()
+        let log = Log(level: config.logLevel)
+        guard let url = config.databaseURL else {
+            FileHandle.standardError.write(Data("whisper-server: WHISPER_DATABASE_URL: required for migrate\n".utf8))
+            throw ExitCode(2)
+        }
+        do {
+            let applied = try await WhisperServer.migrate(databaseURL: url, log: log)
+            log.info("migrated", ["applied": "\(applied)"])
+        } catch {
+            log.error("migrate_failed", ["reason": "\(error)"])
+            FileHandle.standardError.write(Data("whisper-server: migrate failed: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+}

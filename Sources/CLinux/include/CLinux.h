@@ -37,9 +37,11 @@ int clinux_accept(int fd, struct sockaddr *addr, socklen_t *len);
 // socket(2) with SOCK_NONBLOCK | SOCK_CLOEXEC
 int clinux_socket_stream(int domain);
 
-// signalfd for SIGTERM/SIGINT (blocks them in the calling thread's mask; call before spawning threads)
-int clinux_signalfd_term(void);
-int clinux_signalfd_read(int fd);
+// Installs SIGTERM/SIGINT handlers that make the returned eventfd readable (any thread may
+// receive the signal; the handler only writes the eventfd), and ignores SIGPIPE.
+int clinux_termination_eventfd(void);
+// Ignores SIGPIPE: a peer that vanished must yield EPIPE, never kill the process.
+void clinux_ignore_sigpipe(void);
 
 // thread CPU time in nanoseconds (CLOCK_THREAD_CPUTIME_ID)
 uint64_t clinux_thread_cpu_ns(void);

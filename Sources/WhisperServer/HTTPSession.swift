@@ -1,0 +1,121 @@
+import WhisperHTTP
+import WhisperRuntime
+
+/// Drives one HTTP/1.1 connection: feeds the incremental parser, answers requests in order
+/// (a pipelined request waits until the one before it is answered, even when that answer
+/// comes back asynchronously from PostgreSQL or Redis), and hands the socket to a
+/// `WebSocketSession` on a successful upgrade at `/ws`.
+final class HTTPSession: ConnectionDelegate {
+    let connection: Connection
+    let listener: ListenerKind
+    private unowned let context: LoopContext
+    private var parser: HTTPRequestParser
+    private var awaitingResponse = false
+    private var closing = false
+    /// When the first byte of the request being received arrived (0 = between requests).
+    private var requestStartedAt: UInt64 = 0
+    private var lastActivity: UInt64
+
+    init(connection: Connection, listener: ListenerKind, context: LoopContext) {
+        self.connection = connection
+        self.listener = listener
+        self.context = context
+        self.parser = HTTPRequestParser(limits: context.shared.httpLimits)
+        self.lastActivity = connection.loop.now
+    }
+
+    func connection(_ connection: Connection, didRead bytes: UnsafeRawBufferPointer) {
+        lastActivity = connection.loop.now
+        if requestStartedAt == 0 { requestStartedAt = lastActivity }
+        parser.feed(bytes)
+        processBuffered()
+    }
+
+    func connectionDidClose(_ connection: Connection, reason: CloseReason) {
+        context.httpSessionClosed(self)
+    }
+
+    /// Answers every complete buffered request, one at a time.
+    private func processBuffered() {
+        while !awaitingResponse, !closing, !connection.isClosed {
+            let shared = context.shared
+            switch parser.next(bodyLimit: { shared.bodyLimit(for: $0, listener: self.listener) }) {
+            case .needMoreData:
+                if parser.bufferedByteCount == 0 { requestStartedAt = 0 }
+                return
+            case .error(let error):
+                respond(.parseError(error), keepAlive: false, version: .http1_1)
+                return
+            case .request(let request):
+                requestStartedAt = parser.bufferedByteCount > 0 ? connection.loop.now : 0
+                handle(request)
+            default:
+                return
+            }
+        }
+    }
+
+    private func handle(_ request: HTTPRequest) {
+        if listener == .public, request.path == "/ws", request.method == "GET" {
+            upgrade(request)
+            return
+        }
+        awaitingResponse = true
+        let keepAlive = request.head.keepAlive && !context.shared.isDraining
+        context.shared.routes(for: listener).dispatch(request, context: context) { [self] response in
+            awaitingResponse = false
+            respond(response, keepAlive: keepAlive, version: request.version)
+            processBuffered()
+        }
+    }
+
+    private func respond(_ response: HTTPResponse, keepAlive: Bool, version: HTTPVersion) {
+        guard !connection.isClosed else { return }
+        context.shared.metrics.httpRequest(listener: listener, status: response.status.code)
+        connection.write(response.serialized(closeConnection: !keepAlive, requestVersion: version))
+        if !keepAlive {
+            closing = true
+            connection.closeWhenFlushed()
+        }
+    }
+
+    private func upgrade(_ request: HTTPRequest) {
+        switch WebSocketUpgrade.accept(request, configuration: context.shared.webSocketConfiguration) {
+        case .failure(let response):
+            respond(response, keepAlive: false, version: request.version)
+        case .success(let (responseBytes, state)):
+            connection.write(responseBytes)
+            let session = WebSocketSession(connection: connection, state: state, context: context)
+            connection.delegate = session
+            context.httpSessionUpgraded(self, to: session)
+            let leftover = parser.takeRemainingBytes()
+            if !leftover.isEmpty { session.receive(leftover) }
+        }
+    }
+
+    /// Called about once a second: 408 for a request that is taking too long to arrive,
+    /// and a quiet close for keep-alive connections idle past the idle timeout.
+    func tick(now: UInt64) {
+        guard !connection.isClosed, !awaitingResponse else { return }
+        let shared = context.shared
+        if requestStartedAt != 0, now &- requestStartedAt > shared.httpRequestTimeoutNanos {
+            respond(.error(status: HTTPStatus(code: 408), code: "REQUEST_TIMEOUT", message: "request not received in time"),
+                    keepAlive: false, version: .http1_1)
+        } else if requestStartedAt == 0, now &- lastActivity > shared.httpIdleTimeoutNanos {
+            connection.close(reason: .closedByServer)
+        }
+    }
+
+    /// Drain: idle keep-alive connections close now; busy ones close after their answer.
+    func drain() {
+        if !awaitingResponse && requestStartedAt == 0 {
+            connection.closeWhenFlushed()
+        }
+    }
+}
+
+/// Which listener a connection arrived on: admin routes are never served publicly.
+enum ListenerKind: String, Sendable {
+    case `public`
+    case admin
+}

@@ -1,0 +1,20 @@
+import WhisperHTTP
+
+extension RouteTable {
+    /// The public listener: health and readiness (user endpoints join in later issues).
+    static func publicRoutes() -> RouteTable {
+        var table = RouteTable()
+        table.add("GET", "/health", OpsRoutes.health)
+        table.add("GET", "/ready", OpsRoutes.ready)
+        return table
+    }
+
+    /// The admin listener (loopback by default): health, readiness and metrics.
+    static func adminRoutes() -> RouteTable {
+        var table = RouteTable()
+        table.add("GET", "/health", OpsRoutes.health)
+        table.add("GET", "/ready", OpsRoutes.ready)
+        table.add("GET", "/metrics", OpsRoutes.metrics)
+        return table
+    }
+}

@@ -1,0 +1,47 @@
+import WhisperHTTP
+
+/// One listener's routes. A handler answers through `respond`, possibly later (after a
+/// PostgreSQL or Redis round trip); it is always called on the connection's loop.
+struct RouteTable: Sendable {
+    typealias Respond = (HTTPResponse) -> Void
+    typealias Handler = @Sendable (RouteRequest, LoopContext, @escaping Respond) -> Void
+
+    struct Route: Sendable {
+        let handler: Handler
+        let maxBodyBytes: Int
+    }
+
+    private var router = HTTPRouter<Route>()
+
+    /// Registers a route; patterns are fixed at start-up, so a bad one is a programming error.
+    mutating func add(_ method: String, _ pattern: String, maxBodyBytes: Int = 0, _ handler: @escaping Handler) {
+        do {
+            try router.add(method, pattern, Route(handler: handler, maxBodyBytes: maxBodyBytes))
+        } catch {
+            preconditionFailure("invalid route \(method) \(pattern): \(error)")
+        }
+    }
+
+    func bodyLimit(method: String, path: some StringProtocol) -> Int? {
+        if case .found(let route, _) = router.match(method: method, path: path) { return route.maxBodyBytes }
+        return nil
+    }
+
+    func dispatch(_ request: HTTPRequest, context: LoopContext, respond: @escaping Respond) {
+        switch router.match(method: request.method, path: request.path) {
+        case .found(let route, let parameters):
+            route.handler(RouteRequest(http: request, parameters: parameters), context, respond)
+        case .methodNotAllowed(let allowed):
+            respond(.methodNotAllowed(allowed: allowed))
+        case .notFound:
+            respond(.error(status: .notFound, code: "NOT_FOUND", message: "no such endpoint"))
+        default:
+            respond(.error(status: .badRequest, code: "INVALID_PAYLOAD", message: "invalid request path"))
+        }
+    }
+}
+
+struct RouteRequest {
+    let http: HTTPRequest
+    let parameters: HTTPPathParameters
+}

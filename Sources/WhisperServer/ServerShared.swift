@@ -1,0 +1,58 @@
+import Synchronization
+import WhisperHTTP
+import WhisperOps
+import WhisperRuntime
+import WhisperStorage
+import WhisperWebSocket
+
+/// State every loop reads: configuration, routes, the gateway, the PostgreSQL pool and the
+/// drain flag. Immutable after start-up except for atomics.
+final class ServerShared: Sendable {
+    let config: ServerConfig
+    let log: Log
+    let metrics: ServerMetrics
+    let postgres: PostgresPool?
+    let migrator: Migrator?
+    let gateway: Gateway
+    let httpLimits: HTTPLimits
+    let connectionLimits: ConnectionLimits
+    let webSocketConfiguration: WebSocketConfiguration
+    let httpRequestTimeoutNanos: UInt64
+    let httpIdleTimeoutNanos: UInt64
+    private let publicRoutes: RouteTable
+    private let adminRoutes: RouteTable
+    private let draining = Atomic<Bool>(false)
+
+    init(config: ServerConfig, log: Log, metrics: ServerMetrics, postgres: PostgresPool?, migrator: Migrator?) {
+        self.config = config
+        self.log = log
+        self.metrics = metrics
+        self.postgres = postgres
+        self.migrator = migrator
+        self.gateway = Gateway(echo: config.testEcho, metrics: metrics)
+        self.httpLimits = HTTPLimits()
+        self.connectionLimits = ConnectionLimits(maxOutputBytes: config.outputBufferLimitBytes)
+        var ws = WebSocketConfiguration()
+        ws.maxMessageBytes = config.maxWSMessageBytes
+        ws.pingIntervalNanos = UInt64(config.wsPingIntervalSeconds) * 1_000_000_000
+        ws.idleTimeoutNanos = UInt64(config.wsIdleTimeoutSeconds) * 1_000_000_000
+        self.webSocketConfiguration = ws
+        self.httpRequestTimeoutNanos = UInt64(config.httpRequestTimeoutSeconds) * 1_000_000_000
+        self.httpIdleTimeoutNanos = 60 * 1_000_000_000
+        self.publicRoutes = RouteTable.publicRoutes()
+        self.adminRoutes = RouteTable.adminRoutes()
+    }
+
+    var isDraining: Bool { draining.load(ordering: .acquiring) }
+
+    func beginDrain() { draining.store(true, ordering: .releasing) }
+
+    func routes(for listener: ListenerKind) -> RouteTable {
+        listener == .public ? publicRoutes : adminRoutes
+    }
+
+    /// Per-route body caps, decided from the head before any body byte is buffered.
+    func bodyLimit(for head: HTTPRequestHead, listener: ListenerKind) -> Int {
+        routes(for: listener).bodyLimit(method: head.method, path: head.path) ?? 0
+    }
+}

@@ -1,0 +1,83 @@
+import WhisperRuntime
+import WhisperWebSocket
+
+/// One upgraded WebSocket: executes the actions of the pure `WebSocketConnection` state
+/// machine against the socket and hands complete text messages to the gateway.
+final class WebSocketSession: ConnectionDelegate {
+    let connection: Connection
+    private var state: WebSocketConnection
+    private unowned let context: LoopContext
+    /// Requests whose replies are still being produced (Redis/PostgreSQL round trips). A
+    /// draining server closes the socket only once this reaches zero.
+    private(set) var inFlight = 0
+    private var closeWhenIdle: (code: UInt16, reason: String)?
+
+    init(connection: Connection, state: WebSocketConnection, context: LoopContext) {
+        self.connection = connection
+        self.state = state
+        self.context = context
+    }
+
+    var peerIP: String { connection.peer.ip }
+
+    func connection(_ connection: Connection, didRead bytes: UnsafeRawBufferPointer) {
+        execute(state.receive(bytes, now: connection.loop.now))
+    }
+
+    func receive(_ bytes: [UInt8]) {
+        execute(state.receive(bytes, now: connection.loop.now))
+    }
+
+    func connectionDidClose(_ connection: Connection, reason: CloseReason) {
+        context.webSocketClosed(self, reason: reason)
+    }
+
+    private func execute(_ actions: [WebSocketAction]) {
+        for action in actions {
+            guard !connection.isClosed else { return }
+            switch action {
+            case .deliverText(let message):
+                context.shared.gateway.handle(message, from: self)
+            case .send(let bytes):
+                connection.write(bytes)
+            case .close(let afterFlush):
+                if afterFlush { connection.closeWhenFlushed() } else { connection.close(reason: .closedByServer) }
+            }
+        }
+    }
+
+    /// Sends one text message (a JSON frame).
+    func send(_ frame: [UInt8]) {
+        guard !connection.isClosed, let encoded = state.sendText(frame) else { return }
+        connection.write(encoded)
+    }
+
+    /// Starts the close handshake with `code` (1001 on drain, 4001/4003 on revocation).
+    func close(code: UInt16, reason: String) {
+        execute(state.initiateClose(code: code, reason: reason))
+    }
+
+    /// Brackets a request whose reply arrives later.
+    func beginRequest() { inFlight += 1 }
+
+    func endRequest() {
+        inFlight -= 1
+        if inFlight == 0, let pending = closeWhenIdle {
+            closeWhenIdle = nil
+            close(code: pending.code, reason: pending.reason)
+        }
+    }
+
+    /// Drain: close with 1001 once in-flight requests have been answered.
+    func drain() {
+        if inFlight == 0 {
+            close(code: 1001, reason: "server restarting")
+        } else {
+            closeWhenIdle = (1001, "server restarting")
+        }
+    }
+
+    func tick(now: UInt64) {
+        execute(state.tick(now: now))
+    }
+}

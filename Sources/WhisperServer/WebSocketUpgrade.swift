@@ -1,0 +1,25 @@
+import WhisperHTTP
+import WhisperWebSocket
+
+/// The RFC 6455 §4.2 opening handshake on top of a parsed HTTP request.
+enum WebSocketUpgrade {
+    /// On success: the `101 Switching Protocols` bytes and the connection state machine
+    /// with the negotiated permessage-deflate parameters.
+    static func accept(_ request: HTTPRequest,
+                       configuration: WebSocketConfiguration) -> Result<([UInt8], WebSocketConnection), HTTPResponse> {
+        let headers = request.headers.fields.map { (name: $0.name, value: $0.value) }
+        switch WebSocketHandshake.validate(method: request.method, headers: headers) {
+        case .failure(let error):
+            if error.httpStatus == 426 { return .failure(.upgradeRequired()) }
+            return .failure(.error(status: HTTPStatus(code: error.httpStatus), code: "INVALID_PAYLOAD",
+                                   message: "invalid WebSocket handshake"))
+        case .success(let handshake):
+            let negotiated = handshake.response()
+            var response = HTTPResponse(status: .switchingProtocols)
+            for (name, value) in negotiated.headers { response.headers.add(name: name, value: value) }
+            var config = configuration
+            config.deflate = negotiated.deflate
+            return .success((response.serializedUpgrade(), WebSocketConnection(configuration: config)))
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Synchronization
+import WhisperOps
+import WhisperRuntime
+import WhisperStorage
+
+/// The assembled server: N event loops, each with its own listeners (SO_REUSEPORT) and
+/// Redis connection, sharing one PostgreSQL worker pool. `main` builds one of these; so do
+/// the integration tests, in-process.
+public final class WhisperServer: Sendable {
+    public let config: ServerConfig
+    private let shared: ServerShared
+    private let group: EventLoopGroup
+    private let contexts: [LoopBound<LoopContext>]
+
+    /// Ports actually bound (useful when the configuration asked for port 0).
+    public let publicPort: Int
+    public let adminPort: Int
+
+    public init(config: ServerConfig, log: Log, metrics: WhisperMetrics) throws {
+        self.config = config
+        let serverMetrics = ServerMetrics(metrics)
+        let postgres = try config.databaseURL.map { try PostgresPool(url: $0, size: config.postgresPoolSize) }
+        let migrator = postgres.map { Migrator(pool: $0, directory: MigrationsDirectory.locate()) }
+        let shared = ServerShared(config: config, log: log, metrics: serverMetrics, postgres: postgres, migrator: migrator)
+        self.shared = shared
+        let group = try EventLoopGroup(threads: config.threads)
+        self.group = group
+        group.start()
+
+        let tls = try config.tls.map { try TLSContext(certificatePath: $0.certificatePath, keyPath: $0.keyPath) }
+        var publicAddress = try SocketAddress(host: config.publicAddress.host, port: Int(config.publicAddress.port))
+        var adminAddress = try SocketAddress(host: config.adminAddress.host, port: Int(config.adminAddress.port))
+        var contexts: [LoopBound<LoopContext>] = []
+        // The first loop binds first, so that a requested port 0 becomes one concrete port
+        // that the other loops then share through SO_REUSEPORT.
+        for loop in group.loops {
+            let (publicBound, adminBound, context) = try WhisperServer.onLoop(loop) { () throws -> (Int, Int, LoopBound<LoopContext>) in
+                let redis = RedisClient(url: config.redis, prefix: config.redisPrefix, loop: loop, log: log)
+                let context = LoopContext(loop: loop, shared: shared, redis: redis)
+                try context.start(publicAddress: publicAddress, adminAddress: adminAddress, tls: tls)
+                return (context.boundPort(.public) ?? 0, context.boundPort(.admin) ?? 0, LoopBound(context, loop: loop))
+            }
+            publicAddress = try SocketAddress(host: config.publicAddress.host, port: publicBound)
+            adminAddress = try SocketAddress(host: config.adminAddress.host, port: adminBound)
+            contexts.append(context)
+        }
+        self.contexts = contexts
+        self.publicPort = publicAddress.port
+        self.adminPort = adminAddress.port
+        log.info("listening", ["listener": "public", "port": "\(publicPort)", "tls": tls == nil ? "off" : "on"])
+        log.info("listening", ["listener": "admin", "port": "\(adminPort)", "tls": tls == nil ? "off" : "on"])
+    }
+
+    /// Applies pending migrations (under the advisory lock); used by `migrate` and by
+    /// `serve` when `WHISPER_MIGRATE_ON_START` is set.
+    public func migrate() async throws -> Int {
+        guard let migrator = shared.migrator else { throw ServerStartError.noDatabase }
+        return try await migrator.migrate()
+    }
+
+    /// SIGTERM: stop accepting, close WebSockets with 1001 once their in-flight requests are
+    /// answered, wait (bounded by the drain timeout) for every connection to finish, stop.
+    public func drain() async {
+        shared.beginDrain()
+        for context in contexts { context.loop.execute { context.value.drain() } }
+        let deadline = Date().addingTimeInterval(Double(config.drainTimeoutSeconds))
+        while Date() < deadline, await openConnections() > 0 {
+            try? await Task.sleep(nanoseconds: 20_000_000)
+        }
+        for context in contexts { context.loop.execute { context.value.closeAll() } }
+        try? await Task.sleep(nanoseconds: 20_000_000)
+        shutdown()
+    }
+
+    public func shutdown() {
+        group.shutdown()
+        shared.postgres?.close()
+    }
+
+    private func openConnections() async -> Int {
+        var total = 0
+        for context in contexts {
+            total += await withCheckedContinuation { continuation in
+                context.loop.execute { continuation.resume(returning: context.value.connectionCount) }
+            }
+        }
+        return total
+    }
+
+    /// Runs `body` on `loop` and waits for it, from a thread that is not a loop thread.
+    private static func onLoop<T>(_ loop: EventLoop, _ body: @escaping () throws -> T) throws -> T {
+        let box = Mutex<Result<T, Error>?>(nil)
+        let semaphore = DispatchSemaphore(value: 0)
+        let work = LoopBound(body, loop: loop)
+        loop.execute {
+            let result = Result { try work.value() }
+            box.withLock { $0 = result }
+            semaphore.signal()
+        }
+        semaphore.wait()
+        return try box.withLock { $0 }!.get()
+    }
+}
+
+public enum ServerStartError: Error, CustomStringConvertible {
+    case noDatabase
+    public var description: String { "WHISPER_DATABASE_URL: required" }
+}
