@@ -45,11 +45,10 @@ final class LoopContext {
         let session = HTTPSession(connection: connection, listener: kind, context: self)
         connection.delegate = session
         httpSessions[connection.id] = session
-        shared.metrics.connectionOpened()
     }
 
     func httpSessionClosed(_ session: HTTPSession) {
-        if httpSessions.removeValue(forKey: session.connection.id) != nil { shared.metrics.connectionClosed() }
+        httpSessions[session.connection.id] = nil
     }
 
     func httpSessionUpgraded(_ session: HTTPSession, to webSocket: WebSocketSession) {
@@ -61,7 +60,6 @@ final class LoopContext {
     func webSocketClosed(_ session: WebSocketSession, reason: CloseReason) {
         guard webSockets.removeValue(forKey: session.connection.id) != nil else { return }
         shared.metrics.webSocketClosed(slowConsumer: reason == .slowConsumer)
-        shared.metrics.connectionClosed()
     }
 
     private func scheduleTick() {
