@@ -1,0 +1,103 @@
+/// Where Redis is, from `WHISPER_REDIS_URL`:
+///
+///     redis://[[username]:password@]host[:port][/db]
+///
+/// `host` may be `[ipv6]`; port defaults to 6379 and db to 0. Username and password are
+/// percent-decoded. `rediss://` is refused: hiredis 0.14 has no TLS.
+public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
+    public var host: String
+    public var port: UInt16
+    public var database: Int
+    /// Redis 6 ACL user; nil for the classic `AUTH password`.
+    public var username: String?
+    public var password: Secret?
+
+    public init(host: String, port: UInt16 = 6379, database: Int = 0, username: String? = nil,
+                password: Secret? = nil) {
+        self.host = host
+        self.port = port
+        self.database = database
+        self.username = username
+        self.password = password
+    }
+
+    /// The URL with the password replaced by `***`: safe for logs.
+    public var description: String {
+        var userInfo = ""
+        if username != nil || password != nil {
+            userInfo = (username ?? "") + (password == nil ? "" : ":***") + "@"
+        }
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        return "redis://\(userInfo)\(hostPart):\(port)/\(database)"
+    }
+
+    static let variable = "WHISPER_REDIS_URL"
+    static let expectation = "redis://[:password@]host[:port][/db]"
+
+    /// Parses a redis URL; errors name `WHISPER_REDIS_URL` and never echo the password.
+    public static func parse(_ text: String) throws(ConfigError) -> RedisEndpoint {
+        let bytes = Array(text.utf8)
+        let scheme = Array("redis://".utf8)
+        guard bytes.count > scheme.count,
+              bytes[..<scheme.count].map({ $0 | 0x20 }) == scheme.map({ $0 | 0x20 })
+        else {
+            if text.lowercased().hasPrefix("rediss://") {
+                throw .conflict(variable: variable,
+                                reason: "rediss:// (TLS) is not supported by the Redis client; use redis://")
+            }
+            throw invalid(text)
+        }
+        let rest = bytes[scheme.count...]
+        let authorityEnd = rest.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
+        var authority = rest[..<authorityEnd]
+        let path = rest[authorityEnd...]
+
+        var endpoint = RedisEndpoint(host: "")
+        if let at = authority.lastIndex(of: UInt8(ascii: "@")) {
+            let userInfo = authority[..<at]
+            authority = authority[(at + 1)...]
+            try parseUserInfo(userInfo, into: &endpoint, original: text)
+        }
+        if let colon = authority.lastIndex(of: UInt8(ascii: ":")), authority.last != UInt8(ascii: "]") {
+            guard let port = SocketAddressSpec.parsePort(authority[(colon + 1)...], allowZero: false),
+                  let host = SocketAddressSpec.parseHost(authority[..<colon])
+            else { throw invalid(text) }
+            endpoint.host = host
+            endpoint.port = port
+        } else {
+            guard let host = SocketAddressSpec.parseHost(authority) else { throw invalid(text) }
+            endpoint.host = host
+        }
+        endpoint.database = try parseDatabase(path, original: text)
+        return endpoint
+    }
+
+    private static func parseUserInfo(_ userInfo: ArraySlice<UInt8>, into endpoint: inout RedisEndpoint,
+                                      original: String) throws(ConfigError) {
+        let colon = userInfo.firstIndex(of: UInt8(ascii: ":"))
+        let userPart = userInfo[..<(colon ?? userInfo.endIndex)]
+        guard let user = PercentDecoding.decode(userPart) else { throw invalid(original) }
+        endpoint.username = user.isEmpty ? nil : user
+        if let colon {
+            guard let password = PercentDecoding.decode(userInfo[(colon + 1)...]) else {
+                throw invalid(original)
+            }
+            endpoint.password = password.isEmpty ? nil : Secret(password)
+        }
+    }
+
+    /// `""`, `"/"` → 0; `"/N"` → N. Queries and fragments are not supported.
+    private static func parseDatabase(_ path: ArraySlice<UInt8>, original: String) throws(ConfigError) -> Int {
+        let digits = path.dropFirst()
+        if digits.isEmpty { return 0 }
+        guard digits.count <= 6,
+              digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        else { throw invalid(original) }
+        return digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+    }
+
+    /// An error that echoes the URL with any userinfo reduced to `***`.
+    private static func invalid(_ text: String) -> ConfigError {
+        ConfigError.invalid(variable, expected: expectation, got: URLRedaction.redactUserInfo(text))
+    }
+}

@@ -1,0 +1,173 @@
+/// Everything the server reads from its environment (contract §13, §10). This file is the one
+/// place configuration is defined; every variable, its default and its range:
+///
+/// | variable | default | meaning |
+/// |---|---|---|
+/// | `WHISPER_PUBLIC_ADDR` | `0.0.0.0:8080` | public listener, `host:port` or `[v6]:port`; port 0 = ephemeral |
+/// | `WHISPER_ADMIN_ADDR` | `127.0.0.1:9090` | admin listener (`/metrics`, `/admin/*`) |
+/// | `WHISPER_DATABASE_URL` | — | libpq URI `postgres[ql]://…`; required by `serve` and `migrate` |
+/// | `WHISPER_REDIS_URL` | `redis://127.0.0.1:6379/0` | `redis://[:password@]host[:port][/db]` |
+/// | `WHISPER_REDIS_PREFIX` | `whisper:` | prefix of every Redis key and channel |
+/// | `WHISPER_ADMIN_TOKEN` | — | bearer token for `/admin/*`; unset = admin API refuses all |
+/// | `WHISPER_TLS_CERT`, `WHISPER_TLS_KEY` | — | PEM paths, both or neither; TLS on both listeners |
+/// | `WHISPER_TURN_SECRET`, `WHISPER_TURN_URLS` | — | coturn shared secret and comma-separated URIs, both or neither |
+/// | `WHISPER_S3_*` | — | object store, see `S3Settings` |
+/// | `WHISPER_LOG_LEVEL` | `info` | `debug`, `info`, `warn`, `error` |
+/// | `WHISPER_THREADS` | usable cores | event-loop threads, 1–1024 |
+/// | `WHISPER_MIGRATE_ON_START` | false | run migrations before `serve` listens |
+/// | `WHISPER_PG_POOL_SIZE` | 4 | PostgreSQL connections, 1–256 |
+/// | `WHISPER_WS_IDLE_TIMEOUT_SECONDS` | 90 | close a silent WebSocket after this, 2–86400 |
+/// | `WHISPER_WS_PING_INTERVAL_SECONDS` | 30 (at most idle/3) | server ping period; must be below the idle timeout |
+/// | `WHISPER_MAX_WS_MESSAGE_BYTES` | 512000 | larger message → close 1009; 1024–67108864 |
+/// | `WHISPER_OUTPUT_BUFFER_LIMIT_BYTES` | 4194304 (at least 2 × max message) | queued output past which a slow consumer is dropped; ≥ 2 × max message |
+/// | `WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS` | 10 | time to receive a whole HTTP request, 1–3600 |
+/// | `WHISPER_DRAIN_TIMEOUT_SECONDS` | 25 | SIGTERM: longest wait for in-flight work, 0–3600 |
+/// | `WHISPER_TEST_ECHO` | false | TEST ONLY, never in production: `/ws` echoes text messages instead of running the protocol (Autobahn suite) |
+/// | `WHISPER_RATE_<ACTION>[_IP]` | see `RateLimits` | `<count>/<seconds>` |
+///
+/// Booleans are `1|true|yes` / `0|false|no`, case-insensitive. An empty value counts as unset.
+/// Values are trimmed, except secrets and paths which are taken verbatim.
+public struct ServerConfig: Sendable {
+    public var publicAddress: SocketAddressSpec
+    public var adminAddress: SocketAddressSpec
+    /// The libpq URI as given; contains the password, so print `redactedSummary()` instead.
+    public var databaseURL: String?
+    public var redis: RedisEndpoint
+    public var redisPrefix: String
+    public var adminToken: Secret?
+    public var tls: TLSFiles?
+    public var turn: TurnSettings?
+    public var s3: S3Settings?
+    public var logLevel: LogLevel
+    public var threads: Int
+    public var migrateOnStart: Bool
+    public var postgresPoolSize: Int
+    public var wsIdleTimeoutSeconds: Int
+    public var wsPingIntervalSeconds: Int
+    public var maxWSMessageBytes: Int
+    public var outputBufferLimitBytes: Int
+    public var httpRequestTimeoutSeconds: Int
+    public var drainTimeoutSeconds: Int
+    /// TEST ONLY (Autobahn): `/ws` echoes text messages instead of running the frame layer.
+    /// Never enable in production: it bypasses authentication and every protocol check.
+    public var testEcho: Bool
+    public var rateLimits: RateLimits
+    /// `WHISPER_*` names that were set but mean nothing here (sorted), for a start-up warning.
+    public var unrecognizedVariables: [String]
+
+    /// Loads and validates the configuration from `environment` (pass `ProcessInfo`'s, or
+    /// `ConfigFile.merged(...)`). Throws on the first bad value.
+    public static func load(environment: [String: String]) throws(ConfigError) -> ServerConfig {
+        try load(environment: environment, defaultThreads: CoreCount.active())
+    }
+
+    static func load(environment: [String: String], defaultThreads: Int) throws(ConfigError) -> ServerConfig {
+        let env = EnvironmentReader(environment: environment)
+        let databaseURL = try loadDatabaseURL(env)
+        let redis = try env.trimmed("WHISPER_REDIS_URL").map { text throws(ConfigError) in
+            try RedisEndpoint.parse(text)
+        } ?? RedisEndpoint(host: "127.0.0.1")
+        let logLevel = try loadLogLevel(env)
+        let maxMessage = try env.integer("WHISPER_MAX_WS_MESSAGE_BYTES", default: 512_000, in: 1024...64 << 20)
+        let idleTimeout = try env.integer("WHISPER_WS_IDLE_TIMEOUT_SECONDS", default: 90, in: 2...86_400)
+        // Defaults that depend on another setting, so that changing one alone stays consistent.
+        let defaultPing = min(30, max(1, idleTimeout / 3))
+        let defaultOutputLimit = max(4 << 20, 2 * maxMessage)
+        var config = ServerConfig(
+            publicAddress: try env.address("WHISPER_PUBLIC_ADDR", default: SocketAddressSpec(host: "0.0.0.0", port: 8080)),
+            adminAddress: try env.address("WHISPER_ADMIN_ADDR", default: SocketAddressSpec(host: "127.0.0.1", port: 9090)),
+            databaseURL: databaseURL,
+            redis: redis,
+            redisPrefix: try loadRedisPrefix(env),
+            adminToken: env.raw("WHISPER_ADMIN_TOKEN").map(Secret.init),
+            tls: try TLSFiles.load(from: env),
+            turn: try TurnSettings.load(from: env),
+            s3: try S3Settings.load(from: env),
+            logLevel: logLevel,
+            threads: try env.integer("WHISPER_THREADS", default: max(1, defaultThreads), in: 1...1024),
+            migrateOnStart: try env.bool("WHISPER_MIGRATE_ON_START", default: false),
+            postgresPoolSize: try env.integer("WHISPER_PG_POOL_SIZE", default: 4, in: 1...256),
+            wsIdleTimeoutSeconds: idleTimeout,
+            wsPingIntervalSeconds: try env.integer("WHISPER_WS_PING_INTERVAL_SECONDS", default: defaultPing, in: 1...86_400),
+            maxWSMessageBytes: maxMessage,
+            outputBufferLimitBytes: try env.integer("WHISPER_OUTPUT_BUFFER_LIMIT_BYTES", default: defaultOutputLimit, in: 1...1 << 30),
+            httpRequestTimeoutSeconds: try env.integer("WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS", default: 10, in: 1...3600),
+            drainTimeoutSeconds: try env.integer("WHISPER_DRAIN_TIMEOUT_SECONDS", default: 25, in: 0...3600),
+            testEcho: try env.bool("WHISPER_TEST_ECHO", default: false),
+            rateLimits: try RateLimits.load(from: env),
+            unrecognizedVariables: [])
+        try config.checkConsistency()
+        config.unrecognizedVariables = env.names(withPrefix: "WHISPER_").filter { !knownVariables.contains($0) }
+        return config
+    }
+
+    /// The database URL, or the error `serve` and `migrate` stop with when it is unset.
+    public func requireDatabaseURL() throws(ConfigError) -> String {
+        guard let databaseURL else {
+            throw .missing(variable: "WHISPER_DATABASE_URL",
+                           reason: "a postgres://user:password@host:port/db URI is required")
+        }
+        return databaseURL
+    }
+
+    /// Rules that relate two settings.
+    private func checkConsistency() throws(ConfigError) {
+        if wsPingIntervalSeconds >= wsIdleTimeoutSeconds {
+            throw .conflict(variable: "WHISPER_WS_PING_INTERVAL_SECONDS",
+                            reason: "must be less than WHISPER_WS_IDLE_TIMEOUT_SECONDS (\(wsIdleTimeoutSeconds)), got \(wsPingIntervalSeconds)")
+        }
+        // A slow consumer must be able to hold at least two full messages before it is dropped.
+        if outputBufferLimitBytes < 2 * maxWSMessageBytes {
+            throw .conflict(variable: "WHISPER_OUTPUT_BUFFER_LIMIT_BYTES",
+                            reason: "must be at least twice WHISPER_MAX_WS_MESSAGE_BYTES (\(2 * maxWSMessageBytes)), got \(outputBufferLimitBytes)")
+        }
+    }
+
+    private static func loadDatabaseURL(_ env: EnvironmentReader) throws(ConfigError) -> String? {
+        guard let url = env.trimmed("WHISPER_DATABASE_URL") else { return nil }
+        let lower = url.lowercased()
+        let schemeLength = lower.hasPrefix("postgres://") ? 11 : lower.hasPrefix("postgresql://") ? 13 : 0
+        guard schemeLength > 0, url.utf8.count > schemeLength,
+              !url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F })
+        else {
+            throw ConfigError.invalid("WHISPER_DATABASE_URL", expected: "a postgres:// or postgresql:// URI",
+                                      got: URLRedaction.redact(url))
+        }
+        return url
+    }
+
+    private static func loadRedisPrefix(_ env: EnvironmentReader) throws(ConfigError) -> String {
+        guard let prefix = env.trimmed("WHISPER_REDIS_PREFIX") else { return "whisper:" }
+        guard prefix.utf8.count <= 64, prefix.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw ConfigError.invalid("WHISPER_REDIS_PREFIX",
+                                      expected: "up to 64 printable ASCII characters without spaces", got: prefix)
+        }
+        return prefix
+    }
+
+    private static func loadLogLevel(_ env: EnvironmentReader) throws(ConfigError) -> LogLevel {
+        guard let text = env.trimmed("WHISPER_LOG_LEVEL") else { return .info }
+        guard let level = LogLevel(name: text) else {
+            throw ConfigError.invalid("WHISPER_LOG_LEVEL", expected: "one of debug|info|warn|error", got: text)
+        }
+        return level
+    }
+
+    /// Every variable `load` reads (rate limits are checked separately by `RateLimits`).
+    static let knownVariables: Set<String> = {
+        var names: Set<String> = [
+            "WHISPER_PUBLIC_ADDR", "WHISPER_ADMIN_ADDR", "WHISPER_DATABASE_URL", "WHISPER_REDIS_URL",
+            "WHISPER_REDIS_PREFIX", "WHISPER_ADMIN_TOKEN", "WHISPER_TLS_CERT", "WHISPER_TLS_KEY",
+            "WHISPER_TURN_SECRET", "WHISPER_TURN_URLS", "WHISPER_LOG_LEVEL", "WHISPER_THREADS",
+            "WHISPER_MIGRATE_ON_START", "WHISPER_PG_POOL_SIZE", "WHISPER_WS_IDLE_TIMEOUT_SECONDS",
+            "WHISPER_WS_PING_INTERVAL_SECONDS", "WHISPER_MAX_WS_MESSAGE_BYTES",
+            "WHISPER_OUTPUT_BUFFER_LIMIT_BYTES", "WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS",
+            "WHISPER_DRAIN_TIMEOUT_SECONDS", "WHISPER_TEST_ECHO",
+        ]
+        names.formUnion(S3Settings.variables)
+        for action in RateLimitAction.allCases {
+            for scope in RateLimitScope.allCases { names.insert(scope.variable(for: action)) }
+        }
+        return names
+    }()
+}

@@ -1,0 +1,36 @@
+/// Removes credentials from connection URLs before they are printed (start-up summary, errors).
+enum URLRedaction {
+    /// `scheme://user:secret@host/...` → `scheme://user:***@host/...`, and any
+    /// `password=...` query parameter (libpq accepts one) → `password=***`.
+    /// Text without `://` is returned with only the query rule applied.
+    static func redact(_ url: String) -> String {
+        redactQueryPassword(redactUserInfo(url))
+    }
+
+    static func redactUserInfo(_ url: String) -> String {
+        guard let schemeEnd = url.firstRange(of: "://") else { return url }
+        let afterScheme = url[schemeEnd.upperBound...]
+        let authorityEnd = afterScheme.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" })
+            ?? afterScheme.endIndex
+        let authority = afterScheme[..<authorityEnd]
+        guard let at = authority.lastIndex(of: "@") else { return url }
+        let userInfo = authority[..<at]
+        let redactedUserInfo: String
+        if let colon = userInfo.firstIndex(of: ":") {
+            redactedUserInfo = String(userInfo[..<colon]) + ":***"
+        } else {
+            redactedUserInfo = String(userInfo)
+        }
+        return String(url[..<schemeEnd.upperBound]) + redactedUserInfo
+            + String(url[at...])
+    }
+
+    static func redactQueryPassword(_ url: String) -> String {
+        guard let question = url.firstIndex(of: "?") else { return url }
+        let query = url[url.index(after: question)...]
+        let parameters = query.split(separator: "&", omittingEmptySubsequences: false).map { parameter in
+            parameter.lowercased().hasPrefix("password=") ? "password=***" : String(parameter)
+        }
+        return String(url[...question]) + parameters.joined(separator: "&")
+    }
+}

@@ -1,0 +1,34 @@
+import Testing
+import WhisperOps
+
+@Suite struct RedisEndpointTests {
+    @Test func parse_fillsDefaultPortAndDatabase() throws {
+        #expect(try RedisEndpoint.parse("redis://cache") == RedisEndpoint(host: "cache", port: 6379, database: 0))
+        #expect(try RedisEndpoint.parse("redis://cache/") == RedisEndpoint(host: "cache"))
+        #expect(try RedisEndpoint.parse("REDIS://cache:7000") == RedisEndpoint(host: "cache", port: 7000))
+    }
+
+    @Test func parse_readsPasswordUsernameAndDatabase() throws {
+        let classic = try RedisEndpoint.parse("redis://:p%40ss:word@10.0.0.5:6380/3")
+        #expect(classic == RedisEndpoint(host: "10.0.0.5", port: 6380, database: 3, password: Secret("p@ss:word")))
+        let acl = try RedisEndpoint.parse("redis://relay:pw@cache:6379/0")
+        #expect(acl.username == "relay")
+        #expect(acl.password?.unredacted == "pw")
+    }
+
+    @Test func parse_acceptsBracketedIPv6() throws {
+        #expect(try RedisEndpoint.parse("redis://[::1]:6390/1") == RedisEndpoint(host: "::1", port: 6390, database: 1))
+        #expect(try RedisEndpoint.parse("redis://[::1]") == RedisEndpoint(host: "::1"))
+    }
+
+    @Test(arguments: ["redis://", "redis://host:0", "redis://host:99999", "redis://host/x", "redis://host/1?x=y",
+                      "redis://:%zz@host", "tcp://host", "redis://ho st", "redis://::1:6379"])
+    func parse_rejectsMalformedURLs(_ text: String) {
+        #expect(throws: ConfigError.self) { try RedisEndpoint.parse(text) }
+    }
+
+    @Test func description_hidesThePassword() throws {
+        let endpoint = try RedisEndpoint.parse("redis://:topsecret@[::1]:6379/2")
+        #expect(endpoint.description == "redis://:***@[::1]:6379/2")
+    }
+}

@@ -1,0 +1,214 @@
+import Testing
+@testable import WhisperOps
+
+@Suite struct ServerConfigTests {
+    @Test func emptyEnvironment_yieldsDocumentedDefaults() throws {
+        let config = try loadConfig([:])
+        #expect(config.publicAddress == SocketAddressSpec(host: "0.0.0.0", port: 8080))
+        #expect(config.adminAddress == SocketAddressSpec(host: "127.0.0.1", port: 9090))
+        #expect(config.databaseURL == nil)
+        #expect(config.redis == RedisEndpoint(host: "127.0.0.1", port: 6379, database: 0))
+        #expect(config.redisPrefix == "whisper:")
+        #expect(config.adminToken == nil)
+        #expect(config.tls == nil)
+        #expect(config.turn == nil)
+        #expect(config.s3 == nil)
+        #expect(config.logLevel == .info)
+        #expect(config.threads == 3)
+        #expect(config.migrateOnStart == false)
+        #expect(config.postgresPoolSize == 4)
+        #expect(config.wsIdleTimeoutSeconds == 90)
+        #expect(config.wsPingIntervalSeconds == 30)
+        #expect(config.maxWSMessageBytes == 512_000)
+        #expect(config.outputBufferLimitBytes == 4 * 1024 * 1024)
+        #expect(config.httpRequestTimeoutSeconds == 10)
+        #expect(config.drainTimeoutSeconds == 25)
+        #expect(config.testEcho == false)
+        #expect(config.rateLimits == RateLimits.defaults)
+        #expect(config.unrecognizedVariables.isEmpty)
+    }
+
+    @Test func everyVariable_isParsed() throws {
+        let config = try loadConfig([
+            "WHISPER_PUBLIC_ADDR": "[::]:0",
+            "WHISPER_ADMIN_ADDR": "localhost:9191",
+            "WHISPER_DATABASE_URL": "postgresql://whisper:pw@db:5432/whisper?sslmode=disable",
+            "WHISPER_REDIS_URL": "redis://:s3cret@redis.internal:6380/2",
+            "WHISPER_REDIS_PREFIX": "test-1:",
+            "WHISPER_ADMIN_TOKEN": "admin-token-123",
+            "WHISPER_TLS_CERT": "/etc/whisper/cert.pem",
+            "WHISPER_TLS_KEY": "/etc/whisper/key.pem",
+            "WHISPER_TURN_SECRET": "turn-secret",
+            "WHISPER_TURN_URLS": "turn:turn.example.com:3478?transport=udp, turns:turn.example.com:5349",
+            "WHISPER_S3_ENDPOINT": "http://127.0.0.1:4566/",
+            "WHISPER_S3_REGION": "eu-west-1",
+            "WHISPER_S3_BUCKET": "whisper-attachments",
+            "WHISPER_S3_ACCESS_KEY": "test",
+            "WHISPER_S3_SECRET_KEY": "s3-secret",
+            "WHISPER_S3_PATH_STYLE": "yes",
+            "WHISPER_LOG_LEVEL": "DEBUG",
+            "WHISPER_THREADS": "8",
+            "WHISPER_MIGRATE_ON_START": "true",
+            "WHISPER_PG_POOL_SIZE": "16",
+            "WHISPER_WS_IDLE_TIMEOUT_SECONDS": "120",
+            "WHISPER_WS_PING_INTERVAL_SECONDS": "45",
+            "WHISPER_MAX_WS_MESSAGE_BYTES": "1000000",
+            "WHISPER_OUTPUT_BUFFER_LIMIT_BYTES": "8000000",
+            "WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS": "5",
+            "WHISPER_DRAIN_TIMEOUT_SECONDS": "0",
+            "WHISPER_TEST_ECHO": "1",
+            "WHISPER_RATE_SEND": "5/1",
+            "WHISPER_RATE_SEND_IP": "50/1",
+        ])
+        #expect(config.publicAddress == SocketAddressSpec(host: "::", port: 0))
+        #expect(config.adminAddress == SocketAddressSpec(host: "localhost", port: 9191))
+        #expect(config.databaseURL == "postgresql://whisper:pw@db:5432/whisper?sslmode=disable")
+        #expect(config.redis == RedisEndpoint(host: "redis.internal", port: 6380, database: 2,
+                                              password: Secret("s3cret")))
+        #expect(config.redisPrefix == "test-1:")
+        #expect(config.adminToken?.unredacted == "admin-token-123")
+        #expect(config.tls == TLSFiles(certificatePath: "/etc/whisper/cert.pem", keyPath: "/etc/whisper/key.pem"))
+        #expect(config.turn == TurnSettings(secret: Secret("turn-secret"), urls: [
+            "turn:turn.example.com:3478?transport=udp", "turns:turn.example.com:5349",
+        ]))
+        #expect(config.s3 == S3Settings(endpoint: "http://127.0.0.1:4566", region: "eu-west-1",
+                                        bucket: "whisper-attachments", accessKey: Secret("test"),
+                                        secretKey: Secret("s3-secret"), pathStyle: true))
+        #expect(config.logLevel == .debug)
+        #expect(config.threads == 8)
+        #expect(config.migrateOnStart)
+        #expect(config.postgresPoolSize == 16)
+        #expect(config.wsIdleTimeoutSeconds == 120)
+        #expect(config.wsPingIntervalSeconds == 45)
+        #expect(config.maxWSMessageBytes == 1_000_000)
+        #expect(config.outputBufferLimitBytes == 8_000_000)
+        #expect(config.httpRequestTimeoutSeconds == 5)
+        #expect(config.drainTimeoutSeconds == 0)
+        #expect(config.testEcho)
+        #expect(config.rateLimits[.send, .identity] == RateLimit(count: 5, windowSeconds: 1))
+        #expect(config.rateLimits[.send, .ip] == RateLimit(count: 50, windowSeconds: 1))
+        #expect(config.rateLimits[.fetch, .identity] == RateLimits.defaults[.fetch, .identity])
+        #expect(config.unrecognizedVariables.isEmpty)
+    }
+
+    @Test(arguments: ["1", "true", "TRUE", "Yes", " yes "])
+    func booleans_acceptTrueSpellings(_ spelling: String) throws {
+        #expect(try loadConfig(["WHISPER_MIGRATE_ON_START": spelling]).migrateOnStart == true)
+    }
+
+    @Test(arguments: ["0", "false", "False", "NO"])
+    func booleans_acceptFalseSpellings(_ spelling: String) throws {
+        #expect(try loadConfig(["WHISPER_TEST_ECHO": spelling]).testEcho == false)
+    }
+
+    @Test func emptyValue_countsAsUnset() throws {
+        let config = try loadConfig(["WHISPER_THREADS": "", "WHISPER_ADMIN_TOKEN": "", "WHISPER_LOG_LEVEL": "  "])
+        #expect(config.threads == 3)
+        #expect(config.adminToken == nil)
+        #expect(config.logLevel == .info)
+    }
+
+    @Test(arguments: [
+        ("WHISPER_THREADS", "x", #"WHISPER_THREADS: expected a positive integer up to 1024, got "x""#),
+        ("WHISPER_THREADS", "0", #"WHISPER_THREADS: expected a positive integer up to 1024, got "0""#),
+        ("WHISPER_THREADS", "-2", #"WHISPER_THREADS: expected a positive integer up to 1024, got "-2""#),
+        ("WHISPER_THREADS", "99999999999999999999999", #"WHISPER_THREADS: expected a positive integer up to 1024, got "99999999999999999999999""#),
+        ("WHISPER_PG_POOL_SIZE", "4.5", #"WHISPER_PG_POOL_SIZE: expected a positive integer up to 256, got "4.5""#),
+        ("WHISPER_DRAIN_TIMEOUT_SECONDS", "4000", #"WHISPER_DRAIN_TIMEOUT_SECONDS: expected an integer from 0 to 3600, got "4000""#),
+        ("WHISPER_MAX_WS_MESSAGE_BYTES", "100", #"WHISPER_MAX_WS_MESSAGE_BYTES: expected an integer from 1024 to 67108864, got "100""#),
+        ("WHISPER_MIGRATE_ON_START", "maybe", #"WHISPER_MIGRATE_ON_START: expected one of 1|true|yes|0|false|no, got "maybe""#),
+        ("WHISPER_S3_PATH_STYLE", "on", #"WHISPER_S3_PATH_STYLE: expected one of 1|true|yes|0|false|no, got "on""#),
+        ("WHISPER_TEST_ECHO", "2", #"WHISPER_TEST_ECHO: expected one of 1|true|yes|0|false|no, got "2""#),
+        ("WHISPER_LOG_LEVEL", "verbose", #"WHISPER_LOG_LEVEL: expected one of debug|info|warn|error, got "verbose""#),
+        ("WHISPER_PUBLIC_ADDR", "8080", #"WHISPER_PUBLIC_ADDR: expected host:port or [IPv6]:port with port 0-65535, got "8080""#),
+        ("WHISPER_ADMIN_ADDR", "127.0.0.1:70000", #"WHISPER_ADMIN_ADDR: expected host:port or [IPv6]:port with port 0-65535, got "127.0.0.1:70000""#),
+        ("WHISPER_DATABASE_URL", "mysql://u:hunter2@db/x", #"WHISPER_DATABASE_URL: expected a postgres:// or postgresql:// URI, got "mysql://u:***@db/x""#),
+        ("WHISPER_REDIS_URL", "http://:pw@redis:6379", #"WHISPER_REDIS_URL: expected redis://[:password@]host[:port][/db], got "http://:***@redis:6379""#),
+        ("WHISPER_REDIS_PREFIX", "has space", #"WHISPER_REDIS_PREFIX: expected up to 64 printable ASCII characters without spaces, got "has space""#),
+        ("WHISPER_TURN_URLS", "http://turn", "WHISPER_TURN_SECRET: not set; required when WHISPER_TURN_URLS is set"),
+        ("WHISPER_TLS_CERT", "/c.pem", "WHISPER_TLS_KEY: not set; required when WHISPER_TLS_CERT is set"),
+        ("WHISPER_TLS_KEY", "/k.pem", "WHISPER_TLS_CERT: not set; required when WHISPER_TLS_KEY is set"),
+        ("WHISPER_S3_BUCKET", "b", #"WHISPER_S3_BUCKET: expected a bucket name of 3-63 lowercase letters, digits, '.', '-', got "b""#),
+        ("WHISPER_S3_ENDPOINT", "ftp://x", #"WHISPER_S3_ENDPOINT: expected an http:// or https:// URL, got "ftp://x""#),
+        ("WHISPER_RATE_SEND", "10", #"WHISPER_RATE_SEND: expected <count>/<seconds> with both positive integers, got "10""#),
+        ("WHISPER_RATE_TYPING_IP", "0/10", #"WHISPER_RATE_TYPING_IP: expected <count>/<seconds> with both positive integers, got "0/10""#),
+    ] as [(String, String, String)])
+    func badValue_failsWithOneLineNamingTheVariable(variable: String, value: String, expected: String) {
+        let error = configError([variable: value])
+        #expect(error?.description == expected)
+        #expect(error?.description.contains("\n") == false)
+    }
+
+    @Test func turnURLs_mustUseATurnOrStunScheme() {
+        let error = configError(["WHISPER_TURN_SECRET": "s", "WHISPER_TURN_URLS": "turn:a:3478,http://b"])
+        #expect(error?.description == #"WHISPER_TURN_URLS: expected comma-separated turn:, turns: or stun: URIs, got "http://b""#)
+    }
+
+    @Test func turnSecretAlone_isRefused() {
+        #expect(configError(["WHISPER_TURN_SECRET": "s"])?.variable == "WHISPER_TURN_URLS")
+    }
+
+    @Test func partialS3Settings_nameTheFirstMissingVariable() {
+        #expect(configError(["WHISPER_S3_BUCKET": "bucket"])?.description
+            == "WHISPER_S3_ACCESS_KEY: not set; required when other WHISPER_S3_* are set")
+        #expect(configError(["WHISPER_S3_ACCESS_KEY": "k", "WHISPER_S3_SECRET_KEY": "s"])?.variable
+            == "WHISPER_S3_BUCKET")
+    }
+
+    @Test func s3WithoutEndpoint_defaultsToAWSForTheRegion() throws {
+        let config = try loadConfig([
+            "WHISPER_S3_BUCKET": "bucket", "WHISPER_S3_ACCESS_KEY": "k", "WHISPER_S3_SECRET_KEY": "s",
+        ])
+        #expect(config.s3?.endpoint == "https://s3.us-east-1.amazonaws.com")
+        #expect(config.s3?.region == "us-east-1")
+        #expect(config.s3?.pathStyle == false)
+    }
+
+    @Test func pingInterval_mustBeBelowIdleTimeout() {
+        let error = configError(["WHISPER_WS_IDLE_TIMEOUT_SECONDS": "30", "WHISPER_WS_PING_INTERVAL_SECONDS": "30"])
+        #expect(error?.description
+            == "WHISPER_WS_PING_INTERVAL_SECONDS: must be less than WHISPER_WS_IDLE_TIMEOUT_SECONDS (30), got 30")
+    }
+
+    @Test func shortIdleTimeout_alone_lowersThePingDefault() throws {
+        let config = try loadConfig(["WHISPER_WS_IDLE_TIMEOUT_SECONDS": "6"])
+        #expect(config.wsPingIntervalSeconds == 2)
+    }
+
+    @Test func outputBufferLimit_mustHoldTwoMaximumMessages() throws {
+        let error = configError(["WHISPER_OUTPUT_BUFFER_LIMIT_BYTES": "1000"])
+        #expect(error?.description
+            == "WHISPER_OUTPUT_BUFFER_LIMIT_BYTES: must be at least twice WHISPER_MAX_WS_MESSAGE_BYTES (1024000), got 1000")
+        let raised = try loadConfig(["WHISPER_MAX_WS_MESSAGE_BYTES": "4000000"])
+        #expect(raised.outputBufferLimitBytes == 8_000_000)
+    }
+
+    @Test func rediss_isRefusedAsUnsupported() {
+        #expect(configError(["WHISPER_REDIS_URL": "rediss://host:6380"])?.description
+            == "WHISPER_REDIS_URL: rediss:// (TLS) is not supported by the Redis client; use redis://")
+    }
+
+    @Test func unknownWhisperVariable_isReportedNotFatal() throws {
+        let config = try loadConfig(["WHISPER_PUBLC_ADDR": "x", "WHISPER_APNS_KEY": "y", "HOME": "/root"])
+        #expect(config.unrecognizedVariables == ["WHISPER_APNS_KEY", "WHISPER_PUBLC_ADDR"])
+    }
+
+    @Test func errorValue_withControlCharacters_staysOnOneLine() {
+        let error = configError(["WHISPER_THREADS": "4\nWHISPER_FAKE: ok\u{1B}[2J"])
+        #expect(error?.description == #"WHISPER_THREADS: expected a positive integer up to 1024, got "4\nWHISPER_FAKE: ok\u{1b}[2J""#)
+    }
+
+    @Test func requireDatabaseURL_namesTheVariableWhenUnset() throws {
+        let config = try loadConfig([:])
+        #expect(throws: ConfigError.missing(variable: "WHISPER_DATABASE_URL",
+                                            reason: "a postgres://user:password@host:port/db URI is required")) {
+            try config.requireDatabaseURL()
+        }
+        let set = try loadConfig(["WHISPER_DATABASE_URL": "postgres://localhost/whisper"])
+        #expect(try set.requireDatabaseURL() == "postgres://localhost/whisper")
+    }
+
+    @Test func load_withRealCoreCount_usesAtLeastOneThread() throws {
+        #expect(try ServerConfig.load(environment: [:]).threads >= 1)
+    }
+}
