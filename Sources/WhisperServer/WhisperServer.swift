@@ -48,8 +48,8 @@ public final class WhisperServer: Sendable {
         self.contexts = contexts
         self.publicPort = publicAddress.port
         self.adminPort = adminAddress.port
-        log.info("listening", ["listener": "public", "port": "\(publicPort)", "tls": tls == nil ? "off" : "on"])
-        log.info("listening", ["listener": "admin", "port": "\(adminPort)", "tls": tls == nil ? "off" : "on"])
+        log.info("listening", ["listener": "public", "port": .int(publicPort), "tls": .bool(tls != nil)])
+        log.info("listening", ["listener": "admin", "port": .int(adminPort), "tls": .bool(tls != nil)])
     }
 
     /// Applies pending migrations (under the advisory lock); used by `migrate` and by

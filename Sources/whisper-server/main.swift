@@ -36,23 +36,25 @@ struct Serve: AsyncParsableCommand {
         let config = loadConfig()
         let signals = clinux_termination_eventfd()
         let log = Log(level: config.logLevel)
-        log.info("starting", Dictionary(uniqueKeysWithValues: config.redactedSummary()))
+        log.info("starting", ["threads": .int(config.threads), "public": .string(config.publicAddress.description),
+                              "admin": .string(config.adminAddress.description), "echo": .bool(config.testEcho)])
+        if config.testEcho { log.warn("test_echo_mode", ["note": "WHISPER_TEST_ECHO is for conformance tests only"]) }
         let server: WhisperServer
         do {
             server = try WhisperServer(config: config, log: log, metrics: WhisperMetrics(registry: MetricsRegistry()))
             if config.migrateOnStart {
                 let applied = try await server.migrate()
-                log.info("migrated", ["applied": "\(applied)"])
+                log.info("migrated", ["applied": .int(applied)])
             }
         } catch {
-            log.error("start_failed", ["reason": "\(error)"])
+            log.error("start_failed", ["reason": .string("\(error)")])
             FileHandle.standardError.write(Data("whisper-server: \(error)\n".utf8))
             throw ExitCode(1)
         }
         await waitForSignal(signals)
-        log.info("draining", [:])
+        log.info("draining")
         await server.drain()
-        log.info("stopped", [:])
+        log.info("stopped")
     }
 
     private func waitForSignal(_ fd: Int32) async {
@@ -78,9 +80,9 @@ struct Migrate: AsyncParsableCommand {
         }
         do {
             let applied = try await WhisperServer.migrate(databaseURL: url, log: log)
-            log.info("migrated", ["applied": "\(applied)"])
+            log.info("migrated", ["applied": .int(applied)])
         } catch {
-            log.error("migrate_failed", ["reason": "\(error)"])
+            log.error("migrate_failed", ["reason": .string("\(error)")])
             FileHandle.standardError.write(Data("whisper-server: migrate failed: \(error)\n".utf8))
             throw ExitCode(1)
         }
