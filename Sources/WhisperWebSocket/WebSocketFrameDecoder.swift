@@ -140,11 +140,10 @@ public struct WebSocketFrameDecoder: Sendable {
         guard first & 0x30 == 0, !rsv1 || (allowsCompression && opcode.startsMessage) else {
             throw .reservedBitsSet
         }
+        // RFC 6455 §5.5: control frames are never fragmented. Their ≤ 125 length is checked
+        // once the length is complete, since a non-minimal 16/64-bit form is still a length.
+        guard fin || !opcode.isControl else { throw .fragmentedControlFrame }
         let length7 = second & 0x7F
-        if opcode.isControl {
-            guard fin else { throw .fragmentedControlFrame }
-            guard length7 <= 125 else { throw .controlFrameTooLong }
-        }
         // RFC 6455 §5.1: the server MUST fail the connection on an unmasked client frame.
         guard second & 0x80 != 0 else { throw .unmaskedFrame }
         switch length7 {
@@ -171,6 +170,7 @@ public struct WebSocketFrameDecoder: Sendable {
             // RFC 6455 §5.2: "the most significant bit MUST be 0". Non-minimal encodings are legal.
             guard length & (1 << 63) == 0 else { throw .invalidPayloadLength }
         }
+        guard length <= 125 || !opcode.isControl else { throw .controlFrameTooLong }
         let rsv1 = first & 0x40 != 0
         let limit = UInt64(max(0, budget.limit(for: opcode, compressed: rsv1)))
         guard length <= limit else { throw .messageTooBig }
