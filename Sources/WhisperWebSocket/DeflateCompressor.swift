@@ -35,38 +35,44 @@ public final class DeflateCompressor {
     /// `00 00 FF FF` removed (RFC 7692 §7.2.1). With context takeover the LZ77 window carries
     /// over to the next message; without it the stream is reset (§7.1.1.1).
     public func compress(_ message: [UInt8]) -> [UInt8]? {
-        guard ensureInitialized() else { return nil }
-        var output: [UInt8] = []
-        let ok = message.withUnsafeBufferPointer { input -> Bool in
+        guard message.count <= Int(UInt32.max), ensureInitialized() else { return nil }
+        var output: [UInt8]?
+        message.withUnsafeBufferPointer { input in
             stream.pointee.next_in = input.baseAddress.map { UnsafeMutablePointer(mutating: $0) }
             stream.pointee.avail_in = UInt32(truncatingIfNeeded: input.count)
-            // deflateBound covers one-shot compression; a sync flush adds a few octets more.
-            var chunk = Int(truncatingIfNeeded: deflateBound(stream, UInt(input.count))) + 16
-            while true {
-                let start = output.count
-                output.append(contentsOf: repeatElement(0, count: chunk))
-                let result = output.withUnsafeMutableBufferPointer { buffer -> Int32 in
-                    stream.pointee.next_out = buffer.baseAddress.map { $0 + start }
-                    stream.pointee.avail_out = UInt32(truncatingIfNeeded: chunk)
-                    return deflate(stream, Z_SYNC_FLUSH)
-                }
-                let unused = Int(stream.pointee.avail_out)
-                output.removeLast(unused)
-                guard result == Z_OK || result == Z_BUF_ERROR else { return false }
-                // Output space left over means zlib has consumed the input and flushed everything.
-                if unused > 0 { return stream.pointee.avail_in == 0 }
-                chunk = 4096
-            }
+            output = deflateAvailableInput(sizeHint: input.count)
+            stream.pointee.next_in = nil
+            stream.pointee.next_out = nil
         }
-        stream.pointee.next_in = nil
-        stream.pointee.next_out = nil
-        guard ok else { return nil }
+        guard var output else { return nil }
         if output.count >= 4, output[output.count - 4] == 0x00, output[output.count - 3] == 0x00,
            output[output.count - 2] == 0xFF, output[output.count - 1] == 0xFF {
             output.removeLast(4)
         }
         if noContextTakeover, deflateReset(stream) != Z_OK { return nil }
         return output
+    }
+
+    /// Deflates with a sync flush into a buffer sized by `deflateBound` (plus room for the flush
+    /// marker), so one uninitialised allocation normally holds it all; more chunks only if not.
+    private func deflateAvailableInput(sizeHint: Int) -> [UInt8]? {
+        var capacity = Int(truncatingIfNeeded: deflateBound(stream, UInt(sizeHint))) + 16
+        var output: [UInt8] = []
+        while true {
+            var code = Z_OK
+            let chunk = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+                stream.pointee.next_out = buffer.baseAddress
+                stream.pointee.avail_out = UInt32(truncatingIfNeeded: buffer.count)
+                code = deflate(stream, Z_SYNC_FLUSH)
+                initialized = buffer.count - Int(stream.pointee.avail_out)
+            }
+            guard code == Z_OK || code == Z_BUF_ERROR else { return nil }
+            let unused = capacity - chunk.count
+            if output.isEmpty { output = chunk } else { output += chunk }
+            // Output space left over means zlib has consumed the input and flushed everything.
+            if unused > 0 { return stream.pointee.avail_in == 0 ? output : nil }
+            capacity = 4_096
+        }
     }
 
     private func ensureInitialized() -> Bool {

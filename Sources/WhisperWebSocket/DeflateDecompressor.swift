@@ -11,6 +11,9 @@ public final class DeflateDecompressor {
     private let stream: UnsafeMutablePointer<z_stream>
     private var initialized = false
     private let noContextTakeover: Bool
+    /// Inflate output lands here first; allocated with the zlib state, on first use.
+    private var scratch = UnsafeMutableBufferPointer<UInt8>(start: nil, count: 0)
+    private static let scratchSize = 16_384
     /// Compressed octets fed for the current message.
     private var messageInput = 0
     /// The sender ended the DEFLATE stream (BFINAL) and nothing followed it yet (RFC 7692 §7.2.3.4).
@@ -27,6 +30,7 @@ public final class DeflateDecompressor {
 
     deinit {
         if initialized { inflateEnd(stream) }
+        scratch.deallocate()
         stream.deinitialize(count: 1)
         stream.deallocate()
     }
@@ -69,37 +73,36 @@ public final class DeflateDecompressor {
         if !initialized {
             guard whisper_inflateInit2(stream, -15) == Z_OK else { throw .compressionFailure }
             initialized = true
+            scratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: Self.scratchSize)
         }
-        // Input length is bounded by the message cap, so it fits avail_in's 32 bits.
         let result = input.withUnsafeBufferPointer { buffer -> WebSocketError? in
+            // avail_in is 32 bits; the wire cap keeps real input far below that.
+            guard buffer.count <= Int(UInt32.max) else { return .messageTooBig }
             stream.pointee.next_in = buffer.baseAddress.map { UnsafeMutablePointer(mutating: $0) }
             stream.pointee.avail_in = UInt32(truncatingIfNeeded: buffer.count)
             defer {
                 stream.pointee.next_in = nil
                 stream.pointee.next_out = nil
             }
-            return inflateAvailableInput(into: &output, limit: limit, hint: buffer.count)
+            return inflateAvailableInput(into: &output, limit: limit)
         }
         if let result { throw result }
     }
 
-    /// Runs `inflate` until the input is used up and zlib has no more output pending.
-    private func inflateAvailableInput(into output: inout [UInt8], limit: Int, hint: Int) -> WebSocketError? {
+    /// Runs `inflate` until the input is used up and zlib has no more output pending. Inflates
+    /// into a reused scratch buffer and appends, so output is never zero-filled first.
+    private func inflateAvailableInput(into output: inout [UInt8], limit: Int) -> WebSocketError? {
+        guard let base = scratch.baseAddress else { return .compressionFailure }
         while true {
             // Room for at most one octet past the cap, so crossing it is seen without inflating more.
             let remaining = limit - output.count
             guard remaining >= 0 else { return .messageTooBig }
-            let wanted = min(65_536, max(1_024, hint / 4 * 16))
-            let chunk = remaining < wanted ? remaining + 1 : wanted
-            let start = output.count
-            output.append(contentsOf: repeatElement(0, count: chunk))
-            let code = output.withUnsafeMutableBufferPointer { buffer -> Int32 in
-                stream.pointee.next_out = buffer.baseAddress.map { $0 + start }
-                stream.pointee.avail_out = UInt32(truncatingIfNeeded: chunk)
-                return CZlib.inflate(stream, Z_SYNC_FLUSH)
-            }
+            let chunk = remaining < scratch.count ? remaining + 1 : scratch.count
+            stream.pointee.next_out = base
+            stream.pointee.avail_out = UInt32(truncatingIfNeeded: chunk)
+            let code = CZlib.inflate(stream, Z_SYNC_FLUSH)
             let unused = Int(stream.pointee.avail_out)
-            output.removeLast(unused)
+            output.append(contentsOf: UnsafeBufferPointer(start: base, count: chunk - unused))
             if output.count > limit { return .messageTooBig }
             switch code {
             case Z_OK, Z_BUF_ERROR:
