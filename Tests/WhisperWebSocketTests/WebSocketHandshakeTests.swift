@@ -1,0 +1,94 @@
+import Testing
+@testable import WhisperWebSocket
+
+@Suite struct WebSocketHandshakeTests {
+    let key = "dGhlIHNhbXBsZSBub25jZQ=="
+
+    func headers(dropping dropped: String? = nil, _ extra: [(name: String, value: String)] = []) -> [(name: String, value: String)] {
+        let base: [(name: String, value: String)] = [
+            ("Host", "server.example.com"),
+            ("Upgrade", "websocket"),
+            ("Connection", "Upgrade"),
+            ("Sec-WebSocket-Key", key),
+            ("Sec-WebSocket-Version", "13"),
+        ]
+        return base.filter { $0.name != dropped } + extra
+    }
+
+    func error(_ result: Result<WebSocketHandshakeRequest, WebSocketHandshakeError>) -> WebSocketHandshakeError? {
+        if case .failure(let error) = result { return error }
+        return nil
+    }
+
+    @Test func computes_the_RFC_6455_section_1_3_accept_value() {
+        #expect(WebSocketHandshake.acceptValue(forKey: key) == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
+    }
+
+    @Test func accepts_a_valid_request_and_builds_the_101_headers() throws {
+        let request = try WebSocketHandshake.validate(method: "GET", headers: headers()).get()
+        let response = request.accept(deflate: nil)
+        #expect(response.headers.map(\.name) == ["Upgrade", "Connection", "Sec-WebSocket-Accept"])
+        #expect(response.headers.last?.value == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
+        #expect(response.deflate == nil)
+    }
+
+    @Test func matches_header_names_and_tokens_case_insensitively_in_lists() throws {
+        let request = try WebSocketHandshake.validate(method: "GET", headers: [
+            ("host", "h"), ("UPGRADE", "h2c, WebSocket"), ("connection", "keep-alive, upgrade"),
+            ("sec-websocket-key", " \(key) "), ("SEC-WEBSOCKET-VERSION", "13"),
+        ]).get()
+        #expect(request.key == key)
+    }
+
+    @Test func negotiates_permessage_deflate_when_offered() throws {
+        let request = try WebSocketHandshake.validate(method: "GET", headers: headers(
+            [("Sec-WebSocket-Extensions", "permessage-deflate; client_max_window_bits")])).get()
+        let response = request.accept()
+        #expect(response.headers.last?.name == "Sec-WebSocket-Extensions")
+        #expect(response.headers.last?.value == "permessage-deflate")
+        #expect(response.deflate == DeflateParameters())
+        #expect(request.accept(deflate: nil).deflate == nil)
+    }
+
+    @Test func refuses_a_method_other_than_GET() {
+        let failure = error(WebSocketHandshake.validate(method: "POST", headers: headers()))
+        #expect(failure == .methodNotGet)
+        #expect(failure?.httpStatus == 405)
+    }
+
+    @Test func refuses_missing_upgrade_connection_or_host_with_400() {
+        #expect(error(WebSocketHandshake.validate(method: "GET", headers: headers(dropping: "Upgrade"))) == .missingUpgradeWebSocket)
+        #expect(error(WebSocketHandshake.validate(method: "GET", headers: headers(dropping: "Connection"))) == .missingConnectionUpgrade)
+        #expect(error(WebSocketHandshake.validate(method: "GET", headers: headers(dropping: "Host"))) == .missingHost)
+        #expect(WebSocketHandshakeError.missingUpgradeWebSocket.httpStatus == 400)
+    }
+
+    @Test func refuses_other_versions_with_426_naming_version_13() {
+        let failure = error(WebSocketHandshake.validate(method: "GET", headers: headers(dropping: "Sec-WebSocket-Version", [("Sec-WebSocket-Version", "8")])))
+        #expect(failure == .unsupportedVersion)
+        #expect(failure?.httpStatus == 426)
+        #expect(failure?.responseHeaders.first?.name == "Sec-WebSocket-Version")
+        #expect(failure?.responseHeaders.first?.value == "13")
+        #expect(error(WebSocketHandshake.validate(method: "GET", headers: headers(dropping: "Sec-WebSocket-Version"))) == .unsupportedVersion)
+    }
+
+    @Test(arguments: ["", "dGhlIHNhbXBsZSBub25jZQ", "dGhlIHNhbXBsZSBub25j", "dGhlIHNhbXBsZSBub25jZSE=", "dGhlIHNhbXBsZSBub25jZQ=!", "!GhlIHNhbXBsZSBub25jZQ=="])
+    func refuses_a_key_that_is_not_16_base64_octets(badKey: String) {
+        let result = WebSocketHandshake.validate(method: "GET", headers: headers(dropping: "Sec-WebSocket-Key", [("Sec-WebSocket-Key", badKey)]))
+        #expect(error(result) == .invalidKey)
+    }
+
+    @Test func refuses_a_repeated_key() {
+        let result = WebSocketHandshake.validate(method: "GET", headers: headers([("Sec-WebSocket-Key", key)]))
+        #expect(error(result) == .invalidKey)
+    }
+
+    @Test func base64_round_trips_every_length() {
+        for count in 0..<20 {
+            let bytes = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 53 &+ 1) }
+            #expect(Base64.decode(Base64.encode(bytes)) == bytes)
+        }
+        #expect(Base64.encode(Array("foobar".utf8)) == "Zm9vYmFy")
+        #expect(Base64.encode(Array("fo".utf8)) == "Zm8=")
+    }
+}
