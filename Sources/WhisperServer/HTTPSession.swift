@@ -80,7 +80,7 @@ final class HTTPSession: ConnectionDelegate {
     }
 
     private func upgrade(_ request: HTTPRequest) {
-        switch WebSocketUpgrade.accept(request, configuration: context.shared.webSocketConfiguration) {
+        switch WebSocketUpgrade.accept(request, configuration: context.shared.webSocketConfiguration, now: connection.loop.now) {
         case .failure(let response):
             respond(response, keepAlive: false, version: request.version)
         case .success(let (responseBytes, state)):

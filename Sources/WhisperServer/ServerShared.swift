@@ -32,11 +32,11 @@ final class ServerShared: Sendable {
         self.gateway = Gateway(echo: config.testEcho, metrics: metrics)
         self.httpLimits = HTTPLimits()
         self.connectionLimits = ConnectionLimits(maxOutputBytes: config.outputBufferLimitBytes)
-        var ws = WebSocketConfiguration()
-        ws.maxMessageBytes = config.maxWSMessageBytes
-        ws.pingIntervalNanos = UInt64(config.wsPingIntervalSeconds) * 1_000_000_000
-        ws.idleTimeoutNanos = UInt64(config.wsIdleTimeoutSeconds) * 1_000_000_000
-        self.webSocketConfiguration = ws
+        self.webSocketConfiguration = WebSocketConfiguration(
+            maxMessageBytes: config.maxWSMessageBytes,
+            pingInterval: .seconds(config.wsPingIntervalSeconds),
+            idleTimeout: .seconds(config.wsIdleTimeoutSeconds),
+            acceptsBinaryMessages: config.testEcho)
         self.httpRequestTimeoutNanos = UInt64(config.httpRequestTimeoutSeconds) * 1_000_000_000
         self.httpIdleTimeoutNanos = 60 * 1_000_000_000
         self.publicRoutes = RouteTable.publicRoutes()

@@ -38,6 +38,9 @@ final class WebSocketSession: ConnectionDelegate {
             switch action {
             case .deliverText(let message):
                 context.shared.gateway.handle(message, from: self)
+            case .deliverBinary(let message):
+                // Only reachable in the test-only echo mode (`acceptsBinaryMessages`).
+                if let encoded = state.sendBinary(message) { connection.write(encoded) }
             case .send(let bytes):
                 connection.write(bytes)
             case .close(let afterFlush):
@@ -54,7 +57,7 @@ final class WebSocketSession: ConnectionDelegate {
 
     /// Starts the close handshake with `code` (1001 on drain, 4001/4003 on revocation).
     func close(code: UInt16, reason: String) {
-        execute(state.initiateClose(code: code, reason: reason))
+        execute(state.initiateClose(code: WebSocketCloseCode(rawValue: code), reason: reason, now: connection.loop.now))
     }
 
     /// Brackets a request whose reply arrives later.

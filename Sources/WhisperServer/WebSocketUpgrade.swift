@@ -5,21 +5,23 @@ import WhisperWebSocket
 enum WebSocketUpgrade {
     /// On success: the `101 Switching Protocols` bytes and the connection state machine
     /// with the negotiated permessage-deflate parameters.
-    static func accept(_ request: HTTPRequest,
-                       configuration: WebSocketConfiguration) -> Result<([UInt8], WebSocketConnection), HTTPResponse> {
+    static func accept(_ request: HTTPRequest, configuration: WebSocketConfiguration,
+                       now: UInt64) -> Result<([UInt8], WebSocketConnection), HTTPResponse> {
         let headers = request.headers.fields.map { (name: $0.name, value: $0.value) }
         switch WebSocketHandshake.validate(method: request.method, headers: headers) {
         case .failure(let error):
-            if error.httpStatus == 426 { return .failure(.upgradeRequired()) }
+            var extra = HTTPHeaders()
+            for (name, value) in error.responseHeaders { extra.add(name: name, value: value) }
             return .failure(.error(status: HTTPStatus(code: error.httpStatus), code: "INVALID_PAYLOAD",
-                                   message: "invalid WebSocket handshake"))
+                                   message: "invalid WebSocket handshake", extraHeaders: extra))
         case .success(let handshake):
-            let negotiated = handshake.response()
+            let negotiated = handshake.accept()
             var response = HTTPResponse(status: .switchingProtocols)
             for (name, value) in negotiated.headers { response.headers.add(name: name, value: value) }
             var config = configuration
             config.deflate = negotiated.deflate
-            return .success((response.serializedUpgrade(), WebSocketConnection(configuration: config)))
+            let bytes = response.serialized(closeConnection: false, requestVersion: request.version)
+            return .success((bytes, WebSocketConnection(configuration: config, now: now)))
         }
     }
 }
