@@ -107,14 +107,14 @@ import Testing
 
     @Test func wordScanDetectsSpecialBytesAtEveryLane() {
         for lane in 0..<8 {
-            for special: UInt8 in [0x22, 0x5C, 0x00, 0x1F] {
+            for special: UInt8 in [0x22, 0x5C, 0x00, 0x1F, 0x80, 0xFF] {
                 var word = [UInt8](repeating: 0x61, count: 8)
                 word[lane] = special
                 let value = word.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
-                #expect(JSONScanner.hasSpecialByte(value))
+                #expect(JSONScanner.hasSpecialOrNonASCIIByte(value))
             }
         }
-        let clean: [UInt8] = [0x20, 0x21, 0x23, 0x5B, 0x5D, 0x7F, 0x80, 0xFF]
-        #expect(!JSONScanner.hasSpecialByte(clean.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }))
+        let clean: [UInt8] = [0x20, 0x21, 0x23, 0x5B, 0x5D, 0x7E, 0x7F, 0x41]
+        #expect(!JSONScanner.hasSpecialOrNonASCIIByte(clean.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }))
     }
 }

@@ -7,20 +7,22 @@
 extension JSONScanner {
     /// Parses from just after the opening quote to just after the closing quote.
     ///
-    /// The fast path skips 8 bytes at a time while none is `"`, `\` or a control character, then
-    /// creates the `String` straight from the input with one UTF-8 validation pass.
+    /// The fast path skips 8 bytes at a time while none is `"`, `\`, a control character or
+    /// non-ASCII; multi-byte sequences are validated in place (RFC 3629 §4), and the `String` is then
+    /// created straight from the input.
     mutating func parseStringBody() throws(JSONError) -> String {
         let start = index
         var i = index
         let count = bytes.count
-        if let base = bytes.baseAddress {
-            while count - i >= 8 {
-                let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-                if Self.hasSpecialByte(word) { break }
-                i += 8
+        while true {
+            if let base = bytes.baseAddress {
+                while count - i >= 8 {
+                    let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                    if Self.hasSpecialOrNonASCIIByte(word) { break }
+                    i += 8
+                }
             }
-        }
-        while i < count {
+            guard i < count else { throw JSONError(.unexpectedEnd, at: count) }
             let byte = bytes[i]
             if byte == ASCII.quote {
                 index = i + 1
@@ -28,15 +30,15 @@ extension JSONScanner {
             }
             if byte == ASCII.backslash { return try parseEscapedString(start: start, firstEscape: i) }
             if byte < 0x20 { throw JSONError(.controlCharacterInString, at: i) }
-            i += 1
+            i = byte < 0x80 ? i + 1 : try endOfUTF8Sequence(at: i)
         }
-        throw JSONError(.unexpectedEnd, at: count)
     }
 
-    /// True if any byte of `word` is `"` (0x22), `\` (0x5C) or below 0x20. Exact as a boolean
-    /// (the classic has-zero-byte / has-less-than tricks; false positives only affect *which* byte).
+    /// True if any byte of `word` is `"` (0x22), `\` (0x5C), below 0x20 or above 0x7F. Exact as a
+    /// boolean (the classic has-zero-byte / has-less-than tricks; false positives only affect
+    /// *which* byte is reported, and we only ask whether).
     @inline(__always)
-    static func hasSpecialByte(_ word: UInt64) -> Bool {
+    static func hasSpecialOrNonASCIIByte(_ word: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let quotes = word ^ (ones &* 0x22)
@@ -44,19 +46,42 @@ extension JSONScanner {
         let hasQuote = (quotes &- ones) & ~quotes
         let hasBackslash = (backslashes &- ones) & ~backslashes
         let hasControl = (word &- ones &* 0x20) & ~word
-        return (hasQuote | hasBackslash | hasControl) & highs != 0
+        return (hasQuote | hasBackslash | hasControl | word) & highs != 0
     }
 
-    func makeString(_ utf8: UnsafeBufferPointer<UInt8>, at position: Int) throws(JSONError) -> String {
-        guard utf8.count <= limits.maxStringBytes else { throw JSONError(.stringTooLong, at: position) }
-        guard let string = String(validating: utf8, as: UTF8.self) else {
+    /// Validates the multi-byte UTF-8 sequence whose lead byte is at `position` and returns the index
+    /// just past it. RFC 3629 §4: no overlongs, no surrogates (U+D800–DFFF), nothing above U+10FFFF.
+    func endOfUTF8Sequence(at position: Int) throws(JSONError) -> Int {
+        let lead = bytes[position]
+        let length: Int
+        var secondRange: ClosedRange<UInt8> = 0x80...0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; secondRange = 0xA0...0xBF
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: length = 3; secondRange = 0x80...0x9F
+        case 0xF0: length = 4; secondRange = 0x90...0xBF
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; secondRange = 0x80...0x8F
+        default: throw JSONError(.invalidUTF8, at: position)
+        }
+        guard bytes.count - position >= length, secondRange.contains(bytes[position + 1]) else {
             throw JSONError(.invalidUTF8, at: position)
         }
-        return string
+        for offset in 2..<length where bytes[position + offset] & 0xC0 != 0x80 {
+            throw JSONError(.invalidUTF8, at: position)
+        }
+        return position + length
     }
 
-    /// Slow path once a backslash is seen: decode into `scratch`, then validate once. Escapes only
-    /// produce complete UTF-8 sequences, so the whole is valid exactly when every raw run is.
+    /// `utf8` is already validated; `String(decoding:)` copies it (and re-checks cheaply).
+    func makeString(_ utf8: UnsafeBufferPointer<UInt8>, at position: Int) throws(JSONError) -> String {
+        guard utf8.count <= limits.maxStringBytes else { throw JSONError(.stringTooLong, at: position) }
+        return String(decoding: utf8, as: UTF8.self)
+    }
+
+    /// Slow path once a backslash is seen: decode into `scratch`, validating raw multi-byte
+    /// sequences as they are copied; escapes only ever produce complete, valid sequences.
     mutating func parseEscapedString(start: Int, firstEscape: Int) throws(JSONError) -> String {
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<firstEscape]))
@@ -72,9 +97,15 @@ extension JSONScanner {
                 return try result.get()
             }
             if byte < 0x20 { throw JSONError(.controlCharacterInString, at: i) }
-            if byte != ASCII.backslash {
+            if byte < 0x80, byte != ASCII.backslash {
                 scratch.append(byte)
                 i += 1
+                continue
+            }
+            if byte >= 0x80 {
+                let end = try endOfUTF8Sequence(at: i)
+                scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[i..<end]))
+                i = end
                 continue
             }
             guard i + 1 < count else { throw JSONError(.unexpectedEnd, at: count) }

@@ -9,9 +9,6 @@ struct JSONScanner {
     /// Reused decode buffer for strings that contain escapes.
     var scratch: [UInt8] = []
 
-    /// Above this many members, duplicate detection switches from a linear scan to a hash set.
-    static let linearDuplicateScanLimit = 16
-
     init(bytes: UnsafeBufferPointer<UInt8>, limits: JSONLimits) {
         self.bytes = bytes
         self.limits = limits
@@ -120,14 +117,24 @@ struct JSONScanner {
             index += 1
             return JSONObject(uncheckedMembers: members)
         }
+        members.reserveCapacity(8)
         var keySet: Set<UTF8Key>?
+        var fingerprints = InlineArray<16, UInt64>(repeating: 0)   // of the first 16 keys, on the stack
         while true {
             guard index < bytes.count, bytes[index] == ASCII.quote else { throw unexpected(at: index) }
             let keyStart = index
             guard members.count < limits.maxObjectMembers else { throw JSONError(.tooManyMembers, at: keyStart) }
             index += 1
             let key = try parseStringBody()
-            try checkUnique(key, at: keyStart, in: members, keySet: &keySet)
+            if members.count < fingerprints.count {
+                let fingerprint = keyFingerprint(key, rawStart: keyStart + 1, rawEnd: index - 1)
+                for i in 0..<members.count where fingerprints[i] == fingerprint && utf8Equal(members[i].key, key) {
+                    throw JSONError(.duplicateKey(key), at: keyStart)
+                }
+                fingerprints[members.count] = fingerprint
+            } else {
+                try checkUnique(key, at: keyStart, in: members, keySet: &keySet)
+            }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == ASCII.colon else { throw unexpected(at: index) }
             index += 1
@@ -150,25 +157,42 @@ struct JSONScanner {
     }
 
     /// Duplicate keys are rejected: `{"to":"A","to":"B"}` means different things to different parsers,
-    /// which is unacceptable next to a signature. Small objects scan; large ones hash (seeded SipHash,
-    /// so no hash flooding), keeping the worst case linear in the input.
+    /// which is unacceptable next to a signature. The first 16 keys are compared by a fingerprint of
+    /// their bytes (then fully on a match); past that a hash set takes over (seeded SipHash, so no
+    /// hash flooding), keeping the worst case linear in the input.
     func checkUnique(
         _ key: String, at position: Int, in members: [JSONObject.Member], keySet: inout Set<UTF8Key>?
     ) throws(JSONError) {
-        if keySet != nil {
-            if keySet?.insert(UTF8Key(string: key)).inserted == false {
-                throw JSONError(.duplicateKey(key), at: position)
-            }
-            return
-        }
-        for member in members where utf8Equal(member.key, key) {
-            throw JSONError(.duplicateKey(key), at: position)
-        }
-        if members.count + 1 >= Self.linearDuplicateScanLimit {
+        if keySet == nil {
             var set = Set<UTF8Key>(minimumCapacity: members.count * 2)
             for member in members { set.insert(UTF8Key(string: member.key)) }
-            set.insert(UTF8Key(string: key))
             keySet = set
         }
+        if keySet?.insert(UTF8Key(string: key)).inserted == false {
+            throw JSONError(.duplicateKey(key), at: position)
+        }
+    }
+
+    /// Length, first 8 and last 8 bytes of a key, mixed into 64 bits. Read from the input when the
+    /// key had no escapes (then its decoded length equals its raw length: every escape shrinks).
+    func keyFingerprint(_ key: String, rawStart: Int, rawEnd: Int) -> UInt64 {
+        if key.utf8.count == rawEnd - rawStart {
+            return Self.fingerprint(UnsafeBufferPointer(rebasing: bytes[rawStart..<rawEnd]))
+        }
+        var key = key
+        return key.withUTF8 { Self.fingerprint($0) }
+    }
+
+    static func fingerprint(_ utf8: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        let count = utf8.count
+        var first: UInt64 = 0
+        var last: UInt64 = 0
+        if count >= 8, let base = utf8.baseAddress {
+            first = UnsafeRawPointer(base).loadUnaligned(as: UInt64.self)
+            last = UnsafeRawPointer(base + (count - 8)).loadUnaligned(as: UInt64.self)
+        } else {
+            for byte in utf8 { first = first << 8 | UInt64(byte) }
+        }
+        return (first &* 0x9E37_79B9_7F4A_7C15) ^ (last &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(count)
     }
 }
