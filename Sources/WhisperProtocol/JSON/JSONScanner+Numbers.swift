@@ -47,19 +47,7 @@ extension JSONScanner {
         var exponent = 0
         if i < count, bytes[i] | 0x20 == UInt8(ascii: "e") {
             isInteger = false
-            i += 1
-            var exponentNegative = false
-            if i < count, bytes[i] == ASCII.minus || bytes[i] == ASCII.plus {
-                exponentNegative = bytes[i] == ASCII.minus
-                i += 1
-            }
-            guard i < count, ASCII.isDigit(bytes[i]) else { throw JSONError(.invalidNumber, at: start) }
-            while i < count, ASCII.isDigit(bytes[i]) {
-                // Saturate: anything past 10^6 is out of range for Double either way.
-                if exponent < 1_000_000 { exponent = exponent * 10 + Int(bytes[i] &- ASCII.zero) }
-                i += 1
-            }
-            if exponentNegative { exponent = -exponent }
+            exponent = try scanExponent(from: &i, numberStart: start)
         }
 
         guard i - start <= limits.maxNumberBytes else { throw JSONError(.numberTooLong, at: start) }
@@ -77,6 +65,25 @@ extension JSONScanner {
             start: start, end: i, negative: negative, mantissa: mantissaOverflow ? nil : mantissa,
             decimalExponent: exponent - fractionDigits
         ))
+    }
+
+    /// `e [ minus / plus ] 1*DIGIT`, with `i` on the `e`; leaves `i` after the last digit.
+    func scanExponent(from i: inout Int, numberStart: Int) throws(JSONError) -> Int {
+        let count = bytes.count
+        i += 1
+        var negative = false
+        if i < count, bytes[i] == ASCII.minus || bytes[i] == ASCII.plus {
+            negative = bytes[i] == ASCII.minus
+            i += 1
+        }
+        guard i < count, ASCII.isDigit(bytes[i]) else { throw JSONError(.invalidNumber, at: numberStart) }
+        var exponent = 0
+        while i < count, ASCII.isDigit(bytes[i]) {
+            // Saturate: anything past 10^6 is out of range for Double either way.
+            if exponent < 1_000_000 { exponent = exponent * 10 + Int(bytes[i] &- ASCII.zero) }
+            i += 1
+        }
+        return negative ? -exponent : exponent
     }
 
     @inline(__always)

@@ -8,6 +8,10 @@ struct JSONScanner {
     var depth = 0
     /// Reused decode buffer for strings that contain escapes.
     var scratch: [UInt8] = []
+    /// Key fingerprints of the objects being parsed, innermost last; each object uses the slots from
+    /// its `base` on and truncates back on exit, so the buffer is allocated once per document.
+    var keyFingerprints: [UInt64] = []
+    static let fingerprintedKeysPerObject = 16
 
     init(bytes: UnsafeBufferPointer<UInt8>, limits: JSONLimits) {
         self.bytes = bytes
@@ -119,19 +123,21 @@ struct JSONScanner {
         }
         members.reserveCapacity(8)
         var keySet: Set<UTF8Key>?
-        var fingerprints = InlineArray<16, UInt64>(repeating: 0)   // of the first 16 keys, on the stack
+        let base = keyFingerprints.count
+        defer { keyFingerprints.removeSubrange(base...) }
         while true {
             guard index < bytes.count, bytes[index] == ASCII.quote else { throw unexpected(at: index) }
             let keyStart = index
             guard members.count < limits.maxObjectMembers else { throw JSONError(.tooManyMembers, at: keyStart) }
             index += 1
             let key = try parseStringBody()
-            if members.count < fingerprints.count {
+            if members.count < Self.fingerprintedKeysPerObject {
                 let fingerprint = keyFingerprint(key, rawStart: keyStart + 1, rawEnd: index - 1)
-                for i in 0..<members.count where fingerprints[i] == fingerprint && utf8Equal(members[i].key, key) {
+                for i in 0..<members.count
+                where keyFingerprints[base + i] == fingerprint && utf8Equal(members[i].key, key) {
                     throw JSONError(.duplicateKey(key), at: keyStart)
                 }
-                fingerprints[members.count] = fingerprint
+                keyFingerprints.append(fingerprint)
             } else {
                 try checkUnique(key, at: keyStart, in: members, keySet: &keySet)
             }
