@@ -4,7 +4,8 @@
 public struct JSONLimits: Sendable, Equatable {
     /// Whole input, in bytes. Default: `MAX_WS_FRAME_BYTES` (spec §11).
     public var maxInputBytes: Int
-    /// Containers nested inside each other; the top-level container is depth 1.
+    /// Containers nested inside each other; the top-level container is depth 1. The parser recurses
+    /// once per level, so keep this modest (the stack is the bound).
     public var maxDepth: Int
     /// Decoded UTF-8 bytes of one string (key or value).
     public var maxStringBytes: Int
