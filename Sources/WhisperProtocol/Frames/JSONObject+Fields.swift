@@ -1,0 +1,95 @@
+// Typed field access for payload validation. Each accessor throws a `PayloadError` naming the
+// field, so handlers read top to bottom:
+//
+//     let messageId = try payload.requireUUID("messageId")
+//     let nonce = try payload.requireBase64("nonce", exactByteCount: 24)
+
+extension JSONObject {
+    public func requireValue(_ key: String) throws(PayloadError) -> JSONValue {
+        guard let value = self[key] else { throw .missingField(key) }
+        return value
+    }
+
+    public func requireString(_ key: String) throws(PayloadError) -> String {
+        guard case let .string(value) = try requireValue(key) else { throw .wrongType(field: key, expected: .string) }
+        return value
+    }
+
+    /// Absent or `null` → `nil`; any other non-string → error.
+    public func optionalString(_ key: String) throws(PayloadError) -> String? {
+        switch self[key] {
+        case nil, .null?: return nil
+        case let .string(value)?: return value
+        case .some: throw .wrongType(field: key, expected: .string)
+        }
+    }
+
+    public func requireInt64(_ key: String) throws(PayloadError) -> Int64 {
+        guard case let .int(value) = try requireValue(key) else { throw .wrongType(field: key, expected: .int) }
+        return value
+    }
+
+    public func optionalInt64(_ key: String) throws(PayloadError) -> Int64? {
+        switch self[key] {
+        case nil, .null?: return nil
+        case let .int(value)?: return value
+        case .some: throw .wrongType(field: key, expected: .int)
+        }
+    }
+
+    public func requireBool(_ key: String) throws(PayloadError) -> Bool {
+        guard case let .bool(value) = try requireValue(key) else { throw .wrongType(field: key, expected: .bool) }
+        return value
+    }
+
+    public func requireObject(_ key: String) throws(PayloadError) -> JSONObject {
+        guard case let .object(value) = try requireValue(key) else { throw .wrongType(field: key, expected: .object) }
+        return value
+    }
+
+    public func requireArray(_ key: String) throws(PayloadError) -> [JSONValue] {
+        guard case let .array(value) = try requireValue(key) else { throw .wrongType(field: key, expected: .array) }
+        return value
+    }
+
+    // MARK: Encoded fields (contract §2)
+
+    /// A base64 field that must decode to exactly `exactByteCount` bytes (nonce 24, public key 32,
+    /// signature 64). The length is checked on the text first, so a wrong size costs no decoding.
+    public func requireBase64(_ key: String, exactByteCount: Int) throws(PayloadError) -> [UInt8] {
+        let text = try requireString(key)
+        if text.utf8.count == Base64.encodedLength(forByteCount: exactByteCount),
+           let bytes = Base64.decode(text), bytes.count == exactByteCount {
+            return bytes
+        }
+        guard let actual = Base64.decodedByteCount(validating: text) else { throw .invalidBase64(field: key) }
+        throw .wrongLength(field: key, expectedBytes: exactByteCount, actualBytes: actual)
+    }
+
+    /// Validates a base64 field without decoding it (for ciphertext the server only forwards) and
+    /// returns its decoded length, which must be at most `maxByteCount`.
+    public func requireBase64Length(_ key: String, maxByteCount: Int) throws(PayloadError) -> Int {
+        let text = try requireString(key)
+        guard text.utf8.count <= Base64.encodedLength(forByteCount: maxByteCount) else {
+            throw .tooLarge(field: key, maxBytes: maxByteCount)
+        }
+        guard let length = Base64.decodedByteCount(validating: text) else { throw .invalidBase64(field: key) }
+        guard length <= maxByteCount else { throw .tooLarge(field: key, maxBytes: maxByteCount) }
+        return length
+    }
+
+    public func requireUUID(_ key: String) throws(PayloadError) -> CanonicalUUID {
+        guard let uuid = CanonicalUUID(try requireString(key)) else { throw .invalidUUID(field: key) }
+        return uuid
+    }
+
+    public func requireWhisperID(_ key: String) throws(PayloadError) -> WhisperID {
+        guard let id = WhisperID.validate(try requireString(key)) else { throw .invalidWhisperID(field: key) }
+        return id
+    }
+
+    public func requireGroupID(_ key: String) throws(PayloadError) -> GroupID {
+        guard let id = GroupID(try requireString(key)) else { throw .invalidGroupID(field: key) }
+        return id
+    }
+}

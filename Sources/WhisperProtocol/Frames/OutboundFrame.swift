@@ -1,0 +1,36 @@
+/// Encodes server frames: `{"type":"…","requestId":"…","payload":{…}}`, `requestId` omitted when nil.
+public enum OutboundFrame {
+    /// `payload` writes the payload's members; the payload object itself is opened and closed here.
+    ///
+    ///     OutboundFrame.encode(type: "pong", requestId: id) { $0.member("serverTime", now) }
+    public static func encode<E: Error>(
+        type: String, requestId: String?, capacity: Int = 256,
+        payload: (inout JSONWriter) throws(E) -> Void
+    ) throws(E) -> [UInt8] {
+        var writer = JSONWriter(capacity: capacity)
+        writer.beginObject()
+        writer.member("type", type)
+        if let requestId { writer.member("requestId", requestId) }
+        writer.key("payload")
+        writer.beginObject()
+        try payload(&writer)
+        writer.endObject()
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// The standard error frame. `requestId` goes at top level (contract §3) and inside the payload
+    /// (spec §3.1); `retryAfterMs` accompanies `RATE_LIMITED`.
+    ///
+    ///     {"type":"error","requestId":"r1","payload":{"code":"RATE_LIMITED","message":"…","requestId":"r1","retryAfterMs":1500}}
+    public static func errorFrame(
+        code: ErrorCode, message: String, requestId: String?, retryAfterMs: Int64? = nil
+    ) -> [UInt8] {
+        encode(type: "error", requestId: requestId) { writer in
+            writer.member("code", code.rawValue)
+            writer.member("message", message)
+            if let requestId { writer.member("requestId", requestId) }
+            if let retryAfterMs { writer.member("retryAfterMs", retryAfterMs) }
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/// Byte constants used by the JSON, Base64 and id codecs.
+enum ASCII {
+    static let quote: UInt8 = 0x22          // "
+    static let backslash: UInt8 = 0x5C      // \
+    static let slash: UInt8 = 0x2F          // /
+    static let comma: UInt8 = 0x2C          // ,
+    static let colon: UInt8 = 0x3A          // :
+    static let openBrace: UInt8 = 0x7B      // {
+    static let closeBrace: UInt8 = 0x7D     // }
+    static let openBracket: UInt8 = 0x5B    // [
+    static let closeBracket: UInt8 = 0x5D   // ]
+    static let minus: UInt8 = 0x2D          // -
+    static let plus: UInt8 = 0x2B           // +
+    static let dot: UInt8 = 0x2E            // .
+    static let zero: UInt8 = 0x30           // 0
+    static let nine: UInt8 = 0x39           // 9
+    static let space: UInt8 = 0x20
+    static let tab: UInt8 = 0x09
+    static let lineFeed: UInt8 = 0x0A
+    static let carriageReturn: UInt8 = 0x0D
+
+    @inline(__always)
+    static func isDigit(_ byte: UInt8) -> Bool { byte &- zero < 10 }
+
+    /// Value of a hex digit (any case), or `nil`.
+    @inline(__always)
+    static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case 0x30...0x39: return byte &- 0x30
+        case 0x41...0x46: return byte &- 0x41 &+ 10
+        case 0x61...0x66: return byte &- 0x61 &+ 10
+        default: return nil
+        }
+    }
+}

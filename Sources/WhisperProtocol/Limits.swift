@@ -1,0 +1,69 @@
+/// Every named protocol limit in one place, with the spec §11 / contract defaults.
+/// All are configurable; names carry their unit.
+public struct Limits: Sendable, Equatable {
+    // MARK: Transport
+    /// A WebSocket message above this closes the socket with 1009 (contract §1).
+    public var maxWebSocketMessageBytes = 512_000
+    /// Nesting depth of a frame's JSON.
+    public var maxJSONDepth = 32
+    /// `requestId` is echoed in replies, so it is bounded (a UUID needs 36).
+    public var maxRequestIdBytes = 128
+    /// A socket silent this long is closed (contract §1).
+    public var idleTimeoutSeconds: Int64 = 90
+
+    // MARK: Messages
+    /// MAX_TEXT_BYTES: plaintext of a `msgType:"text"` message.
+    public var maxTextPlaintextBytes = 8_000
+    /// The crypto_box authentication tag added to every ciphertext.
+    public var boxTagBytes = 16
+    /// Decoded ciphertext of a text message: 8,000 + 16 = 8,016 (contract §5).
+    public var maxTextCiphertextBytes: Int { maxTextPlaintextBytes + boxTagBytes }
+
+    // MARK: Attachments (decimal bytes of ciphertext, contract §14)
+    public var maxImageBytes = 15_000_000
+    public var maxVoiceBytes = 25_000_000
+    public var maxFileBytes = 50_000_000
+    /// Decoded contacts-backup blob.
+    public var maxContactsBackupBytes = 5_000_000
+
+    // MARK: Pending queue
+    public var pendingTTLSeconds: Int64 = 72 * 3600
+    public var fetchPendingDefaultLimit = 50
+    public var fetchPendingMaxLimit = 200
+
+    // MARK: Sessions and time
+    public var sessionTTLSeconds: Int64 = 7 * 24 * 3600
+    public var challengeTTLSeconds: Int64 = 60
+    /// Accepted distance between a frame's `timestamp` and server time, either way (±10 min).
+    public var timestampSkewMillis: Int64 = 600_000
+
+    // MARK: Groups, calls, presence
+    public var maxGroupMembers = 256
+    /// An unanswered call ends after this (contract §7, §14).
+    public var callRingTimeoutSeconds: Int64 = 60
+    /// At most one `typing` per (from, to) per this interval; extra ones are dropped (contract §8).
+    public var typingMinIntervalMillis: Int64 = 2_000
+    /// Users who exchanged a message within this window are direct peers (contract §8).
+    public var directPeerWindowSeconds: Int64 = 30 * 24 * 3600
+
+    public init() {}
+
+    public static let `default` = Limits()
+
+    /// Parser limits for one inbound frame.
+    public var frameJSONLimits: JSONLimits {
+        JSONLimits(
+            maxInputBytes: maxWebSocketMessageBytes,
+            maxDepth: maxJSONDepth,
+            maxStringBytes: maxWebSocketMessageBytes
+        )
+    }
+
+    /// Ciphertext cap for an attachment by its `contentType` (contract §14):
+    /// `image/*` → image cap, `audio/*` → voice cap, anything else → file cap.
+    public func maxAttachmentBytes(contentType: String) -> Int {
+        if contentType.utf8.starts(with: "image/".utf8) { return maxImageBytes }
+        if contentType.utf8.starts(with: "audio/".utf8) { return maxVoiceBytes }
+        return maxFileBytes
+    }
+}

@@ -1,0 +1,45 @@
+@testable import WhisperProtocol
+
+func utf8Bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+func parseJSON(_ text: String, limits: JSONLimits = .frame) throws(JSONError) -> JSONValue {
+    try JSONParser.parse(Array(text.utf8), limits: limits)
+}
+
+/// The error a parse throws, or `nil` if it succeeds.
+func jsonError(_ bytes: [UInt8], limits: JSONLimits = .frame) -> JSONError? {
+    do {
+        _ = try JSONParser.parse(bytes, limits: limits)
+        return nil
+    } catch {
+        return error
+    }
+}
+
+func jsonError(_ text: String, limits: JSONLimits = .frame) -> JSONError? {
+    jsonError(Array(text.utf8), limits: limits)
+}
+
+func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+
+func frameError(_ text: String, limits: Limits = .default) -> FrameError? {
+    do {
+        _ = try InboundFrame.parse(Array(text.utf8), limits: limits)
+        return nil
+    } catch {
+        return error
+    }
+}
+
+/// A small deterministic generator (SplitMix64) so property tests are reproducible.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
