@@ -42,7 +42,7 @@ let package = Package(
 
         // MARK: Tests
         .target(name: "WhisperTesting", dependencies: ["WhisperServer", "WhisperWebSocket", "WhisperHTTP", "WhisperProtocol", "CLinux", "COpenSSL"]),
-        .testTarget(name: "WhisperProtocolTests", dependencies: ["WhisperProtocol"]),
+        .testTarget(name: "WhisperProtocolTests", dependencies: ["WhisperProtocol"], exclude: ["Fixtures"]),
         .testTarget(name: "WhisperHTTPTests", dependencies: ["WhisperHTTP"]),
         .testTarget(name: "WhisperWebSocketTests", dependencies: ["WhisperWebSocket"]),
         .testTarget(name: "WhisperOpsTests", dependencies: ["WhisperOps"]),
