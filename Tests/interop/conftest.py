@@ -114,6 +114,17 @@ class Server:
         self._close_log()
         return self.proc.returncode
 
+    def wait_exit(self, timeout: float = STOP_TIMEOUT) -> int:
+        """Wait (no signal) for the process to exit; returns its exit code (-9 if killed)."""
+        assert self.proc is not None
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return -signal.SIGKILL
+        self._close_log()
+        return self.proc.returncode
+
     def kill(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()

@@ -22,7 +22,7 @@ def test_sigterm_closes_clients_1001_and_exits_0(fresh_server):
             return ws.close_code
 
     close_code = run(main(), timeout=40)
-    exit_code = fresh_server.terminate()  # already signalled: this only waits
+    exit_code = fresh_server.wait_exit()  # signalled once already: only wait
     assert exit_code == 0, f"exit code {exit_code} after SIGTERM\n" + fresh_server.log_tail()
     assert close_code == 1001, f"clients got close {close_code}, expected 1001 (going away)"
 
