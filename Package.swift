@@ -32,6 +32,7 @@ let package = Package(
         .target(name: "WhisperRuntime", dependencies: ["CLinux", "COpenSSL", "WhisperOps"]),
         .target(name: "WhisperStorage", dependencies: ["WhisperRuntime", "CPostgres", "CHiredis", "WhisperOps"]),
         .target(name: "WhisperServer", dependencies: [
+            "CLinux",
             "WhisperProtocol", "WhisperHTTP", "WhisperWebSocket", "WhisperRuntime", "WhisperStorage",
             "WhisperOps", "CSodium",
         ]),

@@ -29,7 +29,9 @@ enum Readiness {
             if case .success(.status(let s)) = result { finish("redis", s == "PONG") } else { finish("redis", false) }
         }
         if let migrator = shared.migrator {
-            migrator.isCurrent(on: context.loop) { finish("migrations", $0) }
+            migrator.pendingCount(on: context.loop) { result in
+                if case .success(0) = result { finish("migrations", true) } else { finish("migrations", false) }
+            }
         } else {
             finish("migrations", false)
         }

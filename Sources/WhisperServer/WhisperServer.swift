@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import Synchronization
 import WhisperOps
@@ -19,9 +20,11 @@ public final class WhisperServer: Sendable {
 
     public init(config: ServerConfig, log: Log, metrics: WhisperMetrics) throws {
         self.config = config
+        clinux_ignore_sigpipe()
         let serverMetrics = ServerMetrics(metrics)
-        let postgres = try config.databaseURL.map { try PostgresPool(url: $0, size: config.postgresPoolSize) }
-        let migrator = postgres.map { Migrator(pool: $0, directory: MigrationsDirectory.locate()) }
+        let storageLog = WhisperServer.storageLog(log)
+        let postgres = config.databaseURL.map { PostgresPool(url: $0, size: config.postgresPoolSize, log: storageLog) }
+        let migrator = try postgres.map { try Migrator(pool: $0, directory: MigrationsDirectory.locate(), log: storageLog) }
         let shared = ServerShared(config: config, log: log, metrics: serverMetrics, postgres: postgres, migrator: migrator)
         self.shared = shared
         let group = try EventLoopGroup(threads: config.threads)
@@ -36,7 +39,8 @@ public final class WhisperServer: Sendable {
         // that the other loops then share through SO_REUSEPORT.
         for loop in group.loops {
             let (publicBound, adminBound, context) = try WhisperServer.onLoop(loop) { () throws -> (Int, Int, LoopBound<LoopContext>) in
-                let redis = RedisClient(url: config.redis, prefix: config.redisPrefix, loop: loop, log: log)
+                let redis = RedisClient(configuration: WhisperServer.redisConfiguration(config.redis), loop: loop, log: storageLog)
+                redis.start()
                 let context = LoopContext(loop: loop, shared: shared, redis: redis)
                 try context.start(publicAddress: publicAddress, adminAddress: adminAddress, tls: tls)
                 return (context.boundPort(.public) ?? 0, context.boundPort(.admin) ?? 0, LoopBound(context, loop: loop))
@@ -56,7 +60,30 @@ public final class WhisperServer: Sendable {
     /// `serve` when `WHISPER_MIGRATE_ON_START` is set.
     public func migrate() async throws -> Int {
         guard let migrator = shared.migrator else { throw ServerStartError.noDatabase }
-        return try await migrator.migrate()
+        return try await migrator.migrate().count
+    }
+
+    /// `whisper-server migrate`: applies pending migrations without starting any loop.
+    public static func migrate(databaseURL: String, log: Log) async throws -> Int {
+        let pool = PostgresPool(url: databaseURL, size: 1, log: storageLog(log))
+        defer { pool.shutdown() }
+        return try await Migrator(pool: pool, directory: MigrationsDirectory.locate(), log: storageLog(log)).migrate().count
+    }
+
+    static func storageLog(_ log: Log) -> StorageLog {
+        { level, message in
+            switch level {
+            case .debug: log.debug("storage", ["message": .string(message)])
+            case .info: log.info("storage", ["message": .string(message)])
+            case .warn: log.warn("storage", ["message": .string(message)])
+            case .error: log.error("storage", ["message": .string(message)])
+            }
+        }
+    }
+
+    static func redisConfiguration(_ endpoint: RedisEndpoint) -> RedisConfiguration {
+        RedisConfiguration(host: endpoint.host, port: Int(endpoint.port), username: endpoint.username,
+                           password: endpoint.password?.unredacted, database: endpoint.database)
     }
 
     /// SIGTERM: stop accepting, close WebSockets with 1001 once their in-flight requests are
@@ -75,7 +102,7 @@ public final class WhisperServer: Sendable {
 
     public func shutdown() {
         group.shutdown()
-        shared.postgres?.close()
+        shared.postgres?.shutdown()
     }
 
     private func openConnections() async -> Int {
@@ -89,7 +116,7 @@ public final class WhisperServer: Sendable {
     }
 
     /// Runs `body` on `loop` and waits for it, from a thread that is not a loop thread.
-    private static func onLoop<T>(_ loop: EventLoop, _ body: @escaping () throws -> T) throws -> T {
+    private static func onLoop<T: Sendable>(_ loop: EventLoop, _ body: @escaping () throws -> T) throws -> T {
         let box = Mutex<Result<T, Error>?>(nil)
         let semaphore = DispatchSemaphore(value: 0)
         let work = LoopBound(body, loop: loop)
@@ -99,7 +126,8 @@ public final class WhisperServer: Sendable {
             semaphore.signal()
         }
         semaphore.wait()
-        return try box.withLock { $0 }!.get()
+        guard let result = box.withLock({ $0 }) else { preconditionFailure("loop task did not run") }
+        return try result.get()
     }
 }
 
