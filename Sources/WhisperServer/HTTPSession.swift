@@ -81,9 +81,9 @@ final class HTTPSession: ConnectionDelegate {
 
     private func upgrade(_ request: HTTPRequest) {
         switch WebSocketUpgrade.accept(request, configuration: context.shared.webSocketConfiguration, now: connection.loop.now) {
-        case .failure(let response):
+        case .refused(let response):
             respond(response, keepAlive: false, version: request.version)
-        case .success(let (responseBytes, state)):
+        case .accepted(let responseBytes, let state):
             connection.write(responseBytes)
             let session = WebSocketSession(connection: connection, state: state, context: context)
             connection.delegate = session

@@ -75,7 +75,7 @@ public final class WhisperServer: Sendable {
             switch level {
             case .debug: log.debug("storage", ["message": .string(message)])
             case .info: log.info("storage", ["message": .string(message)])
-            case .warn: log.warn("storage", ["message": .string(message)])
+            case .warning: log.warn("storage", ["message": .string(message)])
             case .error: log.error("storage", ["message": .string(message)])
             }
         }

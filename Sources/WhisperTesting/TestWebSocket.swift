@@ -13,6 +13,8 @@ public final class TestWebSocket {
 
     public let socket: TestSocket
     public let responseHead: String
+    /// RSV1 of the last frame received: set on permessage-deflate compressed messages.
+    public private(set) var lastFrameCompressed = false
 
     /// Connects and completes the opening handshake at `path`.
     public init(port: Int, path: String = "/ws", extraHeaders: [String] = [], tls: Bool = false) throws {
@@ -23,8 +25,12 @@ public final class TestWebSocket {
         for header in extraHeaders { request += header + "\r\n" }
         request += "\r\n"
         try socket.send(request)
-        while !socket.buffered.contains(sequence: [13, 10, 13, 10]) { try socket.receiveMore() }
-        let end = socket.buffered.firstRange(of: [13, 10, 13, 10])!.upperBound
+        var headEnd = socket.buffered.firstRange(of: [13, 10, 13, 10])
+        while headEnd == nil {
+            try socket.receiveMore()
+            headEnd = socket.buffered.firstRange(of: [13, 10, 13, 10])
+        }
+        let end = headEnd?.upperBound ?? 0
         responseHead = String(decoding: socket.buffered[..<end], as: UTF8.self)
         socket.buffered.removeFirst(end)
         guard responseHead.hasPrefix("HTTP/1.1 101") else { throw TestSocket.Failure.io("handshake refused: \(responseHead)") }
@@ -63,6 +69,7 @@ public final class TestWebSocket {
     public func receiveFrame() throws -> Frame {
         let header = try socket.receive(exactly: 2)
         let opcode = header[0] & 0x0F
+        lastFrameCompressed = header[0] & 0x40 != 0
         var length = UInt64(header[1] & 0x7F)
         if length == 126 {
             let b = try socket.receive(exactly: 2)

@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+import WhisperTesting
+
+/// Dependencies going away and coming back, TLS, and the SIGTERM drain.
+@Suite(.serialized) struct LifecycleTests {
+    /// Polls /ready until its status is `expected` (bounded).
+    private func readyStatus(_ port: Int, becomes expected: Int, within seconds: Double = 15) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let response = try? TestHTTP.get(port: port, "/ready"), response.status == expected { return true }
+            try? await Task.sleep(nanoseconds: 100_000_000)
+        }
+        return false
+    }
+
+    @Test func redisRestart_readyGoes503_thenRecovers_andTheServerKeepsServing() async throws {
+        let redis = try PrivateService(.redis)
+        let server = try await TestServer(["WHISPER_REDIS_URL": redis.url])
+        defer { server.stop() }
+        #expect(await readyStatus(server.adminPort, becomes: 200))
+        try redis.stop()
+        #expect(await readyStatus(server.adminPort, becomes: 503))
+        let down = try TestHTTP.get(port: server.adminPort, "/ready")
+        #expect((down.json?["checks"] as? [String: String])?["redis"] == "fail")
+        let ws = try TestWebSocket(port: server.publicPort)  // the gateway still answers
+        #expect(try ws.request(["type": "ping", "payload": [:]])["type"] as? String == "pong")
+        try redis.start()
+        #expect(await readyStatus(server.adminPort, becomes: 200))
+    }
+
+    @Test func postgresRestart_readyGoes503_thenRecovers() async throws {
+        let pg = try PrivateService(.pg)
+        let server = try await TestServer(["WHISPER_DATABASE_URL": pg.url])
+        defer { server.stop() }
+        #expect(await readyStatus(server.adminPort, becomes: 200))
+        try pg.stop()
+        #expect(await readyStatus(server.adminPort, becomes: 503))
+        let down = try TestHTTP.get(port: server.adminPort, "/ready")
+        #expect((down.json?["checks"] as? [String: String])?["postgres"] == "fail")
+        try pg.start()
+        #expect(await readyStatus(server.adminPort, becomes: 200, within: 30))
+    }
+
+    @Test func drain_closesWebSocketsWith1001_andStopsAccepting() async throws {
+        let server = try await TestServer()
+        let ws = try TestWebSocket(port: server.publicPort)
+        #expect(try ws.request(["type": "ping", "payload": [:]])["type"] as? String == "pong")
+        let drained = Task { await server.server.drain() }
+        #expect(try ws.receiveClose() == 1001)
+        try ws.sendClose(code: 1001)
+        await drained.value
+        #expect(throws: (any Error).self) { try TestSocket(port: server.publicPort) }
+    }
+
+    @Test func tlsListeners_serveHTTPAndWebSocket() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("whisper-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cert = dir.appendingPathComponent("cert.pem").path, key = dir.appendingPathComponent("key.pem").path
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                             "-days", "1", "-subj", "/CN=127.0.0.1"]
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        let server = try await TestServer(["WHISPER_TLS_CERT": cert, "WHISPER_TLS_KEY": key])
+        defer { server.stop() }
+        let socket = try TestSocket(port: server.adminPort, tls: true)
+        try socket.send("GET /health HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        #expect(try TestHTTP.parse(socket.receiveUntilClosed()).status == 200)
+        let ws = try TestWebSocket(port: server.publicPort, tls: true)
+        #expect(try ws.request(["type": "ping", "payload": [:]])["type"] as? String == "pong")
+    }
+}
