@@ -126,6 +126,15 @@ struct RedisClientTests {
         _ = try await db3.client.send(["DEL", key])
     }
 
+    @Test func hostName_localhost_connects() async throws {
+        guard let base = TestEnvironment.redisURL() else { return }
+        let configuration = try RedisConfiguration(url: base)
+        guard configuration.host == "127.0.0.1" else { return }  // only meaningful for a loopback server
+        guard let redis = try await RedisFixture.connect(url: base, configure: { $0.host = "localhost" }) else { return }
+        defer { redis.close() }
+        #expect(try await redis.client.send(["PING"]) == .status("PONG"))
+    }
+
     @Test func aclUserAndPassword_authenticate_andAWrongPasswordNeverBecomesReady() async throws {
         guard let admin = try await RedisFixture.connect() else { return }
         defer { admin.close() }

@@ -1,6 +1,8 @@
 /// Where and how to reach Redis. Built from `redis://[[user]:password@]host[:port][/db]`
 /// (contract §13 `WHISPER_REDIS_URL`), or field by field by the config module.
 public struct RedisConfiguration: Sendable, Equatable {
+    /// Prefer an IP address. hiredis 0.14 resolves names with a blocking `getaddrinfo` on
+    /// the loop thread at every (re)connect, and tries only the first address it gets.
     public var host: String
     public var port: Int
     /// ACL user (Redis 6+); nil sends `AUTH password`.
