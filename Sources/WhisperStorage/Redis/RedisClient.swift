@@ -1,0 +1,148 @@
+import WhisperRuntime
+
+/// Redis access for one event loop (the server creates one client per loop).
+///
+/// Threading design: hiredis's async API runs on the loop's own epoll — a small adapter
+/// maps hiredis's read/write interest onto `EventLoop.register/update`, and readiness back
+/// onto `redisAsyncHandleRead/Write`. Redis is on the message hot path (sessions, pending
+/// queues, rate limits, presence, cross-node routing), so a command costs no thread hop and
+/// no lock: it is appended to the connection's buffer, every command of a loop iteration
+/// leaves in one `write` before the loop sleeps (pipelining for free), and replies run
+/// their completions on the same loop thread, in order.
+///
+/// Failure behaviour: no command waits for a connection. While disconnected, `send` fails
+/// fast with `.disconnected`; a dropped connection fails everything in flight, then
+/// reconnects with backoff (50 ms doubling to 2 s, jittered). A reply slower than the
+/// command timeout (default 5 s, loop timers — hiredis 0.14 has none) is treated as a
+/// broken connection: in-flight commands fail with `.timeout` and it reconnects.
+///
+/// Thread rules: `start`, `close`, `isConnected`, `reconnectCount` and the `async` methods
+/// may be used from any thread; everything taking a completion must be called on `loop`,
+/// and its completion runs on `loop`, always after `send` has returned.
+public final class RedisClient: @unchecked Sendable {
+    public let loop: EventLoop
+    public let configuration: RedisConfiguration
+    private let status = RedisConnectionStatus()
+    private let session: RedisSession
+
+    public convenience init(url: String, loop: EventLoop, log: @escaping StorageLog = { _, _ in }) throws(RedisError) {
+        self.init(configuration: try RedisConfiguration(url: url), loop: loop, log: log)
+    }
+
+    public init(configuration: RedisConfiguration, loop: EventLoop, log: @escaping StorageLog = { _, _ in }) {
+        self.loop = loop
+        self.configuration = configuration
+        session = RedisSession(name: "redis", configuration: configuration, loop: loop, selectsDatabase: true,
+                               status: status, log: log)
+    }
+
+    /// Begins connecting (from any thread). Commands fail with `.disconnected` until ready.
+    public func start() {
+        loop.execute { self.session.start() }
+    }
+
+    /// A client dropped without `close()` must not leave its connection (which keeps
+    /// itself alive while hiredis holds it) connected for ever.
+    deinit {
+        LoopHandoff(session, on: loop).deliver { $0.close() }
+    }
+
+    /// Closes the connection (from any thread); in-flight commands fail with `.closed`.
+    public func close() {
+        loop.execute { self.session.close() }
+    }
+
+    /// Connected and past AUTH/SELECT. For /ready; readable from any thread.
+    public var isConnected: Bool { status.connected.load(ordering: .acquiring) }
+
+    /// Connections re-established after a loss, for a metrics counter.
+    public var reconnectCount: Int { status.reconnects.load(ordering: .relaxed) }
+
+    // MARK: Commands (loop thread)
+
+    /// Sends one command with binary-safe arguments. Many may be in flight; replies come
+    /// in send order. A server error reply is `.success(.error(message))`.
+    public func send(_ arguments: [[UInt8]], _ completion: @escaping (Result<RedisValue, RedisError>) -> Void) {
+        assert(loop.inEventLoop, "RedisClient.send must run on its loop")
+        if let problem = Self.validate(arguments) {
+            fail(completion, problem)
+            return
+        }
+        guard let connection = session.ready, connection.send(arguments, completion) else {
+            fail(completion, .disconnected)
+            return
+        }
+    }
+
+    public func send(_ arguments: [String], _ completion: @escaping (Result<RedisValue, RedisError>) -> Void) {
+        send(arguments.map { Array($0.utf8) }, completion)
+    }
+
+    /// Runs `script` with EVALSHA; on NOSCRIPT (first use, restarted or flushed server)
+    /// falls back to EVAL, which also caches it on the server for the next EVALSHA.
+    public func evalScript(_ script: RedisScript, keys: [[UInt8]], arguments: [[UInt8]],
+                           _ completion: @escaping (Result<RedisValue, RedisError>) -> Void) {
+        let tail = [Array(String(keys.count).utf8)] + keys + arguments
+        send([Array("EVALSHA".utf8), Array(script.sha1.utf8)] + tail) { [weak self] result in
+            guard case .success(.error(let message)) = result, message.hasPrefix("NOSCRIPT") else {
+                completion(result)
+                return
+            }
+            guard let self else {
+                completion(.failure(.closed))
+                return
+            }
+            self.send([Array("EVAL".utf8), Array(script.source.utf8)] + tail, completion)
+        }
+    }
+
+    // MARK: async (any thread; tools and tests)
+
+    public func send(_ arguments: [[UInt8]]) async throws(RedisError) -> RedisValue {
+        try await onLoop { client, done in client.send(arguments, done) }
+    }
+
+    public func send(_ arguments: [String]) async throws(RedisError) -> RedisValue {
+        try await send(arguments.map { Array($0.utf8) })
+    }
+
+    public func evalScript(_ script: RedisScript, keys: [[UInt8]], arguments: [[UInt8]]) async throws(RedisError) -> RedisValue {
+        try await onLoop { client, done in client.evalScript(script, keys: keys, arguments: arguments, done) }
+    }
+
+    // MARK: Private
+
+    private func onLoop(
+        _ body: @escaping @Sendable (RedisClient, @escaping (Result<RedisValue, RedisError>) -> Void) -> Void
+    ) async throws(RedisError) -> RedisValue {
+        let result: Result<RedisValue, RedisError> = await withCheckedContinuation { continuation in
+            loop.execute { body(self) { continuation.resume(returning: $0) } }
+        }
+        return try result.get()
+    }
+
+    /// Failures are delivered later in the iteration, never inside `send`, so callers can
+    /// update their own state after `send` returns without a re-entrant completion.
+    private func fail(_ completion: @escaping (Result<RedisValue, RedisError>) -> Void, _ error: RedisError) {
+        loop.deferToEndOfIteration { completion(.failure(error)) }
+    }
+
+    /// Commands that would break the one-reply-per-command order hiredis relies on (and
+    /// make it assert): pub/sub belongs to `RedisSubscriber`.
+    static func validate(_ arguments: [[UInt8]]) -> RedisError? {
+        guard let name = arguments.first else { return .invalidCommand("no arguments") }
+        guard name.count >= 6, name.count <= 12 else { return nil }
+        let upper = String(decoding: name, as: UTF8.self).uppercased()
+        switch upper {
+        case "SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "SUNSUBSCRIBE", "MONITOR":
+            return .invalidCommand("\(upper) needs RedisSubscriber")
+        case "CLIENT":
+            if arguments.count > 1, String(decoding: arguments[1], as: UTF8.self).uppercased() == "REPLY" {
+                return .invalidCommand("CLIENT REPLY would desynchronise replies")
+            }
+            return nil
+        default:
+            return nil
+        }
+    }
+}
