@@ -37,19 +37,12 @@ public final class PrivateService: @unchecked Sendable {
     @discardableResult
     static func run(_ arguments: [String]) throws -> String {
         let script = try TestEnvironment.require("WHISPER_SERVICES")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: script)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard process.terminationStatus == 0 else {
-            throw TestSocket.Failure.io("scripts/services \(arguments.joined(separator: " ")) failed (\(process.terminationStatus))")
+        do {
+            // The script logs on stderr and prints its result (a URL or a port) last on stdout.
+            let output = try Subprocess.run(script, arguments)
+            return output.split(separator: "\n").last.map { String($0).trimmingCharacters(in: .whitespaces) } ?? ""
+        } catch {
+            throw TestSocket.Failure.io(error.description)
         }
-        return text
     }
 }

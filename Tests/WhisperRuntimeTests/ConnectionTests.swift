@@ -109,14 +109,8 @@ func onLoopThrowing(_ loop: EventLoop, _ body: @escaping @Sendable () throws -> 
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let cert = dir.appendingPathComponent("cert.pem").path, key = dir.appendingPathComponent("key.pem").path
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                             "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1"]
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
-        #expect(openssl.terminationStatus == 0)
+        try Subprocess.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                             "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1"])
         let server = try await EchoServer(tls: try TLSContext(certificatePath: cert, keyPath: key))
         defer { server.shutdown() }
         let client = try TestSocket(port: server.port, tls: true)

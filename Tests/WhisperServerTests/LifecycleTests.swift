@@ -58,13 +58,8 @@ import WhisperTesting
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let cert = dir.appendingPathComponent("cert.pem").path, key = dir.appendingPathComponent("key.pem").path
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
-                             "-days", "1", "-subj", "/CN=127.0.0.1"]
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
+        try Subprocess.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                             "-days", "1", "-subj", "/CN=127.0.0.1"])
         let server = try await TestServer(["WHISPER_TLS_CERT": cert, "WHISPER_TLS_KEY": key])
         defer { server.stop() }
         let socket = try TestSocket(port: server.adminPort, tls: true)

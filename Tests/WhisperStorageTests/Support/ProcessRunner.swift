@@ -1,12 +1,8 @@
 import Foundation
+import WhisperTesting
 
-/// Runs helper commands (pg_ctl, redis-server, scripts/services) for test fixtures.
-///
-/// posix_spawn + waitpid rather than Foundation's `Process`: `waitUntilExit` spins a run
-/// loop that relies on a monitor thread, and two of them blocking the two cooperative
-/// threads of this machine hung the whole test run. Output goes to a temporary file, not
-/// a pipe: daemons these commands start may inherit the descriptors, and a pipe would
-/// then never reach EOF.
+/// Runs helper commands (pg_ctl, redis-server, scripts/services) for test fixtures, through
+/// `Subprocess` (see there for why not Foundation's `Process`).
 enum ProcessRunner {
     /// Runs the command on its own thread, so the blocking wait stays off the cooperative pool.
     @discardableResult
@@ -32,37 +28,11 @@ enum ProcessRunner {
     }
 
     static func runBlocking(_ executable: String, _ arguments: [String]) throws(TestSetupError) -> String {
-        let outputPath = NSTemporaryDirectory() + "whisper-storage-test-" + UUID().uuidString + ".out"
-        defer { unlink(outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = argv.withUnsafeBufferPointer { pointer -> Int32 in
-            guard let base = pointer.baseAddress else { return EINVAL }
-            return posix_spawn(&pid, executable, &actions, nil, base, environ)
+        do {
+            return try Subprocess.run(executable, arguments)
+        } catch {
+            throw TestSetupError(description: error.description)
         }
-        guard spawned == 0 else {
-            throw TestSetupError(description: "cannot run \(executable): errno \(spawned)")
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { throw TestSetupError(description: "waitpid failed for \(executable)") }
-        }
-        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        // WIFEXITED && WEXITSTATUS == 0, spelled out: the macros do not import.
-        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
-            throw TestSetupError(description: """
-                \(executable) \(arguments.joined(separator: " ")) failed (wait status \(status)):
-                \(output)
-                """)
-        }
-        return output
     }
 
     /// A TCP port nobody listens on right now.

@@ -1,0 +1,44 @@
+import Foundation
+
+/// Runs a helper command (scripts/services, pg_ctl, redis-server, openssl) to completion.
+///
+/// posix_spawn + waitpid rather than Foundation's `Process`: `waitUntilExit` spins a run loop
+/// that relies on a monitor thread, and two of them blocking the two cooperative threads of a
+/// 2-core machine hung whole test runs. Output goes to a temporary file, not a pipe: a daemon
+/// the command starts inherits the descriptor, and a pipe would then never reach EOF.
+public enum Subprocess {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Returns stdout and stderr together; throws unless the command exits 0.
+    @discardableResult
+    public static func run(_ executable: String, _ arguments: [String]) throws(Failure) -> String {
+        let outputPath = NSTemporaryDirectory() + "whisper-subprocess-" + UUID().uuidString + ".out"
+        defer { unlink(outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = argv.withUnsafeBufferPointer { pointer -> Int32 in
+            guard let base = pointer.baseAddress else { return EINVAL }
+            return posix_spawn(&pid, executable, &actions, nil, base, environ)
+        }
+        guard spawned == 0 else { throw Failure(description: "cannot run \(executable): errno \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw Failure(description: "waitpid failed for \(executable)") }
+        }
+        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        // WIFEXITED && WEXITSTATUS == 0, spelled out: the macros do not import.
+        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
+            throw Failure(description: "\(executable) \(arguments.joined(separator: " ")) failed (wait status \(status)): \(output)")
+        }
+        return output
+    }
+}
