@@ -25,7 +25,7 @@ let package = Package(
         // MARK: Pure modules (no I/O)
         .target(name: "WhisperProtocol"),
         .target(name: "WhisperHTTP"),
-        .target(name: "WhisperWebSocket", dependencies: ["CZlib", "COpenSSL"]),
+        .target(name: "WhisperWebSocket", dependencies: ["WhisperProtocol", "CZlib", "COpenSSL"]),
         .target(name: "WhisperOps", dependencies: ["CLinux"]),
 
         // MARK: I/O

@@ -14,4 +14,9 @@ public struct LoopBound<Value>: @unchecked Sendable {
         precondition(loop.inEventLoop, "LoopBound value read off its loop")
         return stored
     }
+
+    /// Runs `body` with the value on its loop's thread; callable from any thread.
+    public func deliver(_ body: @escaping @Sendable (Value) -> Void) {
+        loop.execute { body(self.value) }
+    }
 }

@@ -49,6 +49,10 @@ public final class DeflateCompressor {
            output[output.count - 2] == 0xFF, output[output.count - 1] == 0xFF {
             output.removeLast(4)
         }
+        // An empty message right after a sync flush leaves zlib nothing to emit; the peer still
+        // needs the empty stored block, which minus its `00 00 FF FF` tail is one 0x00 octet
+        // (RFC 7692 §7.2.3.6). Sending zero octets would make it inflate `00 00 FF FF` alone.
+        if output.isEmpty { output = [0x00] }
         if noContextTakeover, deflateReset(stream) != Z_OK { return nil }
         return output
     }

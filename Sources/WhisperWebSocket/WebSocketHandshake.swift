@@ -1,4 +1,5 @@
 internal import COpenSSL
+import WhisperProtocol
 
 /// The server side of the opening handshake (RFC 6455 §4.2): pure functions over the request
 /// line's method and header list; the HTTP layer does the I/O.
@@ -36,7 +37,7 @@ public enum WebSocketHandshake {
         let keys = values("sec-websocket-key")
         guard keys.count == 1 else { return .failure(.invalidKey) }
         let key = trim(keys[0])
-        guard Base64.decode(key)?.count == 16 else { return .failure(.invalidKey) }
+        guard Base64.decode(String(key))?.count == 16 else { return .failure(.invalidKey) }
         let offers = WebSocketExtensionOffer.parse(headerValues: values("sec-websocket-extensions"))
         return .success(WebSocketHandshakeRequest(key: key, extensionOffers: offers))
     }

@@ -84,7 +84,7 @@ public final class PostgresPool: Sendable {
     public func withConnection<T: Sendable>(on loop: EventLoop,
                                             _ body: @escaping @Sendable (PostgresConnection) throws(PostgresError) -> T,
                                             _ completion: @escaping (Result<T, PostgresError>) -> Void) {
-        let reply = LoopHandoff(completion, on: loop)
+        let reply = LoopBound(completion, loop: loop)
         submit(
             run: { connection in
                 let result = Result { () throws(PostgresError) -> T in try body(connection) }

@@ -44,7 +44,7 @@ public final class RedisClient: @unchecked Sendable {
     /// A client dropped without `close()` must not leave its connection (which keeps
     /// itself alive while hiredis holds it) connected for ever.
     deinit {
-        LoopHandoff(session, on: loop).deliver { $0.close() }
+        LoopBound(session, loop: loop).deliver { $0.close() }
     }
 
     /// Closes the connection (from any thread); in-flight commands fail with `.closed`.

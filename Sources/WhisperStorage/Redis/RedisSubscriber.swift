@@ -35,7 +35,7 @@ public final class RedisSubscriber: @unchecked Sendable {
     /// A client dropped without `close()` must not leave its connection (which keeps
     /// itself alive while hiredis holds it) connected for ever.
     deinit {
-        LoopHandoff(session, on: loop).deliver { $0.close() }
+        LoopBound(session, loop: loop).deliver { $0.close() }
     }
 
     public func close() {
