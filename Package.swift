@@ -31,7 +31,9 @@ let package = Package(
         // MARK: I/O
         .target(name: "WhisperRuntime", dependencies: ["CLinux", "COpenSSL", "WhisperOps"]),
         .target(name: "WhisperStorage", dependencies: ["WhisperRuntime", "CPostgres", "CHiredis", "WhisperOps"]),
+        .target(name: "WhisperServices", dependencies: ["WhisperProtocol", "WhisperOps", "CSodium"]),
         .target(name: "WhisperServer", dependencies: [
+            "WhisperServices",
             "CLinux",
             "WhisperProtocol", "WhisperHTTP", "WhisperWebSocket", "WhisperRuntime", "WhisperStorage",
             "WhisperOps", "CSodium",
@@ -49,6 +51,7 @@ let package = Package(
         .testTarget(name: "WhisperOpsTests", dependencies: ["WhisperOps"]),
         .testTarget(name: "WhisperRuntimeTests", dependencies: ["WhisperRuntime", "WhisperTesting"]),
         .testTarget(name: "WhisperStorageTests", dependencies: ["WhisperStorage", "WhisperTesting"]),
+        .testTarget(name: "WhisperServicesTests", dependencies: ["WhisperServices"]),
         .testTarget(name: "WhisperServerTests", dependencies: ["WhisperServer", "WhisperTesting"]),
     ],
     swiftLanguageModes: [.v6]
