@@ -557,16 +557,14 @@ server_stop() {
   return "$code"
 }
 
-# autobahn_evaluate INDEX_JSON: print failing cases (with expected/received from their reports)
+# autobahn_evaluate INDEX_JSON...: print failing cases (with expected/received from their reports)
 # and a summary line `autobahn: N passed, M failed`. Non-zero when a case failed or none ran.
 # OK, NON-STRICT and INFORMATIONAL pass; UNIMPLEMENTED passes only with
 # WHISPER_AUTOBAHN_ALLOW_UNIMPLEMENTED=1.
 autobahn_evaluate() {
-  python3 - "$1" <<'PY'
+  python3 - "$@" <<'PY'
 import json, os, sys
 
-index_path = sys.argv[1]
-report_dir = os.path.dirname(index_path)
 good = {"OK", "NON-STRICT", "INFORMATIONAL"}
 if os.environ.get("WHISPER_AUTOBAHN_ALLOW_UNIMPLEMENTED") == "1":
     good.add("UNIMPLEMENTED")
@@ -578,24 +576,28 @@ def short(value, limit=300):
     text = json.dumps(value, ensure_ascii=True) if not isinstance(value, str) else value
     return text if len(text) <= limit else text[:limit] + "..."
 
-try:
-    with open(index_path) as f:
-        index = json.load(f)
-except (OSError, ValueError) as e:
-    print("autobahn: cannot read %s: %s" % (index_path, e))
-    print("autobahn: 0 passed, 1 failed")
-    sys.exit(1)
+# Every shard's index.json: {agent: {case: result}}; remember where each case's report lives.
+results = []
+for index_path in sys.argv[1:]:
+    try:
+        with open(index_path) as f:
+            index = json.load(f)
+    except (OSError, ValueError) as e:
+        print("autobahn: cannot read %s: %s" % (index_path, e))
+        print("autobahn: 0 passed, 1 failed")
+        sys.exit(1)
+    for agent, cases in index.items():
+        for case_id, r in cases.items():
+            results.append((agent, case_id, r, os.path.dirname(index_path)))
 
 passed, failed = 0, []
-for agent, cases in sorted(index.items()):
-    for case_id in sorted(cases, key=case_key):
-        r = cases[case_id]
-        if r.get("behavior") in good and r.get("behaviorClose") in good:
-            passed += 1
-        else:
-            failed.append((agent, case_id, r))
+for agent, case_id, r, report_dir in sorted(results, key=lambda t: (t[0], case_key(t[1]))):
+    if r.get("behavior") in good and r.get("behaviorClose") in good:
+        passed += 1
+    else:
+        failed.append((agent, case_id, r, report_dir))
 
-for agent, case_id, r in failed:
+for agent, case_id, r, report_dir in failed:
     print("FAILED %s: behavior=%s behaviorClose=%s remoteCloseCode=%s" % (
         case_id, r.get("behavior"), r.get("behaviorClose"), r.get("remoteCloseCode")))
     try:
@@ -612,7 +614,7 @@ for agent, case_id, r in failed:
         print("    expectedClose: %s" % short(detail.get("expectedClose")))
 
 if failed:
-    print("autobahn: failing cases: %s" % " ".join(c for _, c, _ in failed))
+    print("autobahn: failing cases: %s" % " ".join(c for _, c, _, _ in failed))
 print("autobahn: %d passed, %d failed" % (passed, len(failed)))
 sys.exit(1 if failed or passed == 0 else 0)
 PY

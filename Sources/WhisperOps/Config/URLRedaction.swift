@@ -1,9 +1,9 @@
 /// Removes credentials from connection URLs before they are printed (start-up summary, errors).
-enum URLRedaction {
+public enum URLRedaction {
     /// `scheme://user:secret@host/...` → `scheme://user:***@host/...`, and any
     /// `password=...` query parameter (libpq accepts one) → `password=***`.
     /// Text without `://` is returned with only the query rule applied.
-    static func redact(_ url: String) -> String {
+    public static func redact(_ url: String) -> String {
         redactQueryPassword(redactUserInfo(url))
     }
 

@@ -1,3 +1,5 @@
+import WhisperOps
+
 /// How the pool connects. `url` is a libpq connection URI or key=value string; the other
 /// fields are defaults the URL may override (they are placed before it in the libpq
 /// keyword list, and libpq lets later entries win).
@@ -55,10 +57,5 @@ public struct PostgresConfiguration: Sendable {
     }
 
     /// The URL with any password replaced, for log lines.
-    var redactedURL: String {
-        guard let at = url.lastIndex(of: "@"), let scheme = url.range(of: "://") else { return url }
-        let userinfo = url[scheme.upperBound..<at]
-        guard let colon = userinfo.firstIndex(of: ":") else { return url }
-        return String(url[..<colon]) + ":***" + String(url[at...])
-    }
+    var redactedURL: String { URLRedaction.redact(url) }
 }
