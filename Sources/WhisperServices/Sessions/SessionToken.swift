@@ -4,7 +4,7 @@ import WhisperProtocol
 /// padded base64 (contract §2; 44 characters, also a valid RFC 6750 bearer token). The
 /// server keeps only `hash` (SHA-256 of the raw bytes), so a Redis dump or a log of keys
 /// cannot be replayed as a live session.
-public struct SessionToken: Sendable {
+public struct SessionToken: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public static let byteCount = 32
 
     /// The secret. Never log it, never store it.
@@ -28,6 +28,11 @@ public struct SessionToken: Sendable {
     public var text: String { Base64.encode(bytes) }
 
     public var hash: SessionHash { SessionHash(validated: Sodium.sha256(bytes)) }
+
+    /// Printing, dumping or reflecting a token never shows the secret.
+    public var description: String { "SessionToken(…)" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 }
 
 /// SHA-256 of a session token: what Redis keys and socket caches hold.
