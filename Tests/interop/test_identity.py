@@ -9,13 +9,14 @@ import copy
 import json
 import os
 import pathlib
+import re
 
 import jsonschema
 import pytest
 from websockets.exceptions import ConnectionClosed
 
 from helpers import open_ws, recv, run
-from identity import (FIXTURES, SCHEMAS, Identity, SigningKey, b64, code, login, privileged, receive, schema_errors,
+from identity import (FIXTURES, REPO, SCHEMAS, Identity, SigningKey, b64, code, login, privileged, receive, schema_errors,
                       send, validators)
 
 IDENTITY_FRAMES = ["register_begin", "register_challenge", "register_proof", "register_ack", "session_refresh",
@@ -190,3 +191,30 @@ def test_frames_logged_by_the_swift_suite_match_the_schemas():
     for frame_type in ("register_challenge", "register_ack", "session_refreshed", "logged_out", "session_revoked",
                        "error", "pong"):
         assert seen.get(frame_type), f"the Swift suite produced no {frame_type} frame: {seen}"
+
+
+def _doc_frames(text: str):
+    """Every JSON object with a `type` in the ```json blocks of a markdown file."""
+    decoder = json.JSONDecoder()
+    for block in re.findall(r"```json\n(.*?)```", text, re.S):
+        i = 0
+        while i < len(block):
+            if block[i].isspace():
+                i += 1
+                continue
+            try:
+                value, i = decoder.raw_decode(block, i)
+            except json.JSONDecodeError:
+                i = block.find("\n", i) + 1 or len(block)
+                continue
+            if isinstance(value, dict) and "type" in value:
+                yield value
+
+
+def test_protocol_doc_examples_match_the_schemas():
+    # The generic envelope example ({"type": "string", …}) has no schema of its own.
+    frames = [f for f in _doc_frames((REPO / "docs" / "protocol.md").read_text()) if f["type"] != "string"]
+    types = {frame["type"] for frame in frames}
+    assert set(IDENTITY_FRAMES) <= types, sorted(set(IDENTITY_FRAMES) - types)
+    for frame in frames:
+        assert not schema_errors(frame), f"docs/protocol.md example {frame['type']}: {schema_errors(frame)}"
