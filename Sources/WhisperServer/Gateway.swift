@@ -1,4 +1,3 @@
-import WhisperOps
 import WhisperProtocol
 import WhisperServices
 
@@ -12,14 +11,12 @@ final class Gateway: Sendable {
     private let routes: [String: FrameRoute]
     private let echo: Bool
     private let metrics: ServerMetrics
-    let log: Log
 
     /// `echo` is the TEST-ONLY mode (`WHISPER_TEST_ECHO`) in which text messages are sent
     /// back verbatim so the Autobahn suite can exercise the WebSocket layer.
-    init(echo: Bool, metrics: ServerMetrics, log: Log) {
+    init(echo: Bool, metrics: ServerMetrics) {
         self.echo = echo
         self.metrics = metrics
-        self.log = log
         self.routes = FrameRoutes.table
     }
 

@@ -36,7 +36,7 @@ final class LoopContext {
         return AuthService(settings: settings, challenges: RedisChallengeStore(redis: redis, keys: keys),
                            sessions: RedisSessionStore(redis: redis, keys: keys),
                            identities: PostgresIdentityStore(pool: shared.postgres, loop: loop),
-                           rateLimiter: rateLimiter, log: shared.log, now: Clock.epochMillis)
+                           rateLimiter: rateLimiter, log: shared.log, metrics: shared.metrics.base, now: Clock.epochMillis)
     }
 
     /// A revocation notice from any node (through `RevocationListener`).

@@ -34,7 +34,7 @@ final class ServerShared: Sendable {
         self.metrics = metrics
         self.postgres = postgres
         self.migrator = migrator
-        self.gateway = Gateway(echo: config.testEcho, metrics: metrics, log: log)
+        self.gateway = Gateway(echo: config.testEcho, metrics: metrics)
         self.httpLimits = HTTPLimits()
         self.connectionLimits = ConnectionLimits(maxOutputBytes: config.outputBufferLimitBytes)
         self.webSocketConfiguration = WebSocketConfiguration(

@@ -32,6 +32,7 @@ import WhisperTesting
         let sessionExpiresAt = ackPayload["sessionExpiresAt"] as? Int64 ?? 0
         #expect(abs(sessionExpiresAt - (before + 7 * 86_400_000)) < 10_000)
         #expect(abs((ackPayload["serverTime"] as? Int64 ?? 0) - before) < 10_000)
+        #expect(try Identity.metricValue(server, "whisper_ed25519_verify_seconds_count") == 1)
 
         let db = try Identity.database()
         defer { db.shutdown() }

@@ -49,10 +49,12 @@ public final class AuthService {
     let random: RandomSource
     let now: () -> Int64
     let log: Log
+    /// `whisper_ed25519_verify_seconds`, when metrics are wired.
+    let verifyTime: Histogram?
 
     public init(settings: Settings, challenges: ChallengeStore, sessions: SessionStore, identities: IdentityStore,
                 rateLimiter: RateLimiter, random: RandomSource = SodiumRandom(), log: Log,
-                now: @escaping () -> Int64) {
+                metrics: WhisperMetrics? = nil, now: @escaping () -> Int64) {
         self.settings = settings
         self.challenges = challenges
         self.sessions = sessions
@@ -61,6 +63,7 @@ public final class AuthService {
         self.random = random
         self.now = now
         self.log = log
+        self.verifyTime = metrics?.ed25519Verify
     }
 
     // MARK: register_begin
@@ -97,7 +100,11 @@ public final class AuthService {
             case .failure(let error):
                 completion(.failure(.storage(error)))
             case .success(let stored):
-                if let failure = Self.check(request, against: stored.flatMap(PendingChallenge.decode)) {
+                let started = ContinuousClock.now
+                let failure = Self.check(request, against: stored.flatMap(PendingChallenge.decode))
+                let elapsed = ContinuousClock.now - started
+                verifyTime?.observe(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+                if let failure {
                     return fail(.authFailed(failure), request, completion)
                 }
                 let keys = IdentityKeys(encPublicKey: request.encPublicKey, signPublicKey: request.signPublicKey)
