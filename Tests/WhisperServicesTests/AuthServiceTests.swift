@@ -21,6 +21,18 @@ import WhisperProtocol
         #expect(harness.identities.logins.map(\.whisperId) == [record.whisperId])
     }
 
+    @Test func fixtureProof_isAccepted_exactlyAsTheRepoVectorSaysIt() throws {
+        let vector = try Fixture.registration()
+        let harness = AuthHarness()
+        let id = CanonicalUUID.random(), device = CanonicalUUID.random()
+        harness.challenges.values[id] = PendingChallenge(challenge: vector.message, deviceId: device, whisperId: nil).encoded()
+        let proof = RegisterProofPayload(challengeId: id, deviceId: device, platform: .ios, whisperId: nil,
+                                         encPublicKey: [UInt8](repeating: 0x40, count: 32), signPublicKey: vector.publicKey,
+                                         signature: vector.signature)
+        #expect(throws: Never.self) { try harness.prove(proof).get() }
+        #expect(harness.metrics.ed25519Verify.count == 1)
+    }
+
     @Test func takenIDs_areRetried_untilAFreeOne() throws {
         let harness = AuthHarness()
         harness.identities.collisions = 3

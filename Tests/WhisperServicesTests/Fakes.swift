@@ -115,7 +115,7 @@ struct AuthHarness {
         service = AuthService(
             settings: .init(challengeTTLSeconds: 60, sessionTTLSeconds: 604_800, maxMintAttempts: maxMintAttempts),
             challenges: challenges, sessions: sessions, identities: identities, rateLimiter: limiter, random: random,
-            log: Log(level: .error, sink: MemoryLogSink()), now: { AuthHarness.now })
+            log: Log(level: .error, sink: MemoryLogSink()), metrics: metrics, now: { AuthHarness.now })
     }
 
     func begin(_ request: RegisterBeginPayload) -> Result<IssuedChallenge, ServiceError> {
