@@ -44,15 +44,15 @@ let package = Package(
         ]),
 
         // MARK: Tests
-        .target(name: "WhisperTesting", dependencies: ["WhisperServer", "WhisperWebSocket", "WhisperHTTP", "WhisperProtocol", "CLinux", "COpenSSL"]),
+        .target(name: "WhisperTesting", dependencies: ["WhisperServer", "WhisperServices", "WhisperWebSocket", "WhisperHTTP", "WhisperProtocol", "WhisperStorage", "CLinux", "COpenSSL", "CSodium"]),
         .testTarget(name: "WhisperProtocolTests", dependencies: ["WhisperProtocol"], exclude: ["Fixtures"]),
         .testTarget(name: "WhisperHTTPTests", dependencies: ["WhisperHTTP"]),
         .testTarget(name: "WhisperWebSocketTests", dependencies: ["WhisperWebSocket"]),
         .testTarget(name: "WhisperOpsTests", dependencies: ["WhisperOps"]),
         .testTarget(name: "WhisperRuntimeTests", dependencies: ["WhisperRuntime", "WhisperTesting"]),
         .testTarget(name: "WhisperStorageTests", dependencies: ["WhisperStorage", "WhisperTesting"]),
-        .testTarget(name: "WhisperServicesTests", dependencies: ["WhisperServices"]),
-        .testTarget(name: "WhisperServerTests", dependencies: ["WhisperServer", "WhisperTesting"]),
+        .testTarget(name: "WhisperServicesTests", dependencies: ["WhisperServices", "WhisperProtocol", "WhisperOps", "CSodium"]),
+        .testTarget(name: "WhisperServerTests", dependencies: ["WhisperServer", "WhisperServices", "WhisperStorage", "WhisperProtocol", "WhisperTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

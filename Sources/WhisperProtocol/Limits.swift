@@ -37,6 +37,14 @@ public struct Limits: Sendable, Equatable {
     /// Accepted distance between a frame's `timestamp` and server time, either way (±10 min).
     public var timestampSkewMillis: Int64 = 600_000
 
+    // MARK: Devices
+    /// `pushToken` / `voipToken`: APNs tokens are 64 hex digits, FCM registration tokens a
+    /// few hundred characters; anything longer is not a token.
+    public var maxPushTokenBytes = 4_096
+    /// `register_begin` / `register_proof` whisperId-less logins try this many freshly minted
+    /// ids before giving up (a collision among 2^50 ids is already improbable).
+    public var maxWhisperIDMintAttempts = 8
+
     // MARK: Groups, calls, presence
     public var maxGroupMembers = 256
     /// An unanswered call ends after this (contract §7, §14).

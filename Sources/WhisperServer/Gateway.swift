@@ -1,12 +1,14 @@
 import WhisperProtocol
+import WhisperServices
 
-/// The frame layer: parses the `{type, requestId?, payload}` envelope and dispatches by
-/// type through one table. Every reply to a frame that carried a `requestId` echoes it.
-/// Errors never close the socket.
+/// The frame layer: parses the `{type, requestId?, payload}` envelope and dispatches by type
+/// through ONE table (`FrameRoutes.table`). A route is either open (allowed before login:
+/// `ping`, `register_begin`, `register_proof`) or privileged; for a privileged route the
+/// gateway checks `protocolVersion`/`cryptoVersion` (`INVALID_PAYLOAD`) and the session
+/// (`NOT_REGISTERED`) before the handler runs (contract §3), so no handler can forget to.
+/// Every reply to a frame that carried a `requestId` echoes it. Errors never close the socket.
 final class Gateway: Sendable {
-    typealias Handler = @Sendable (InboundFrame, WebSocketSession) -> Void
-
-    private let handlers: [String: Handler]
+    private let routes: [String: FrameRoute]
     private let echo: Bool
     private let metrics: ServerMetrics
 
@@ -15,9 +17,7 @@ final class Gateway: Sendable {
     init(echo: Bool, metrics: ServerMetrics) {
         self.echo = echo
         self.metrics = metrics
-        self.handlers = [
-            "ping": Gateway.ping,
-        ]
+        self.routes = FrameRoutes.table
     }
 
     func handle(_ message: [UInt8], from session: WebSocketSession) {
@@ -32,24 +32,42 @@ final class Gateway: Sendable {
             reject(session, .invalidPayload, error.message, requestId: error.requestId)
             return
         }
-        guard let handler = handlers[frame.type] else {
+        switch routes[frame.type] {
+        case nil:
             reject(session, .invalidPayload, "unknown frame type", requestId: frame.requestId)
-            return
+        case .open(let handler)?:
+            handler(frame, FrameReply(frame: frame, session: session))
+        case .privileged(let handler)?:
+            let reply = FrameReply(frame: frame, session: session)
+            SessionGate.authorize(frame, reply) { handler(frame, reply, $0) }
         }
-        handler(frame, session)
     }
 
     private func reject(_ session: WebSocketSession, _ code: ErrorCode, _ message: String, requestId: String?) {
         metrics.error(code)
         session.send(OutboundFrame.errorFrame(code: code, message: message, requestId: requestId))
     }
+}
 
-    // MARK: Handlers
+/// How a frame type is handled. The access level is part of the route, so whether a frame
+/// needs a session is declared in the table, not decided inside handlers.
+enum FrameRoute: Sendable {
+    typealias OpenHandler = @Sendable (InboundFrame, FrameReply) -> Void
+    typealias PrivilegedHandler = @Sendable (InboundFrame, FrameReply, SessionRecord) -> Void
 
-    /// `ping {}` → `pong {serverTime}`; allowed before login.
-    private static let ping: Handler = { frame, session in
-        session.send(OutboundFrame.encode(type: "pong", requestId: frame.requestId) { payload in
-            payload.member("serverTime", Clock.epochMillis())
-        })
-    }
+    /// Allowed before login.
+    case open(OpenHandler)
+    /// Needs versions = 1 and a valid session; the handler gets the session.
+    case privileged(PrivilegedHandler)
+}
+
+/// The dispatch table: every frame type the server accepts, with its access level.
+enum FrameRoutes {
+    static let table: [String: FrameRoute] = [
+        "ping": .open(PingFrames.ping),
+        RegisterBeginPayload.type: .open(IdentityFrames.registerBegin),
+        RegisterProofPayload.type: .open(IdentityFrames.registerProof),
+        "session_refresh": .privileged(IdentityFrames.sessionRefresh),
+        "logout": .privileged(IdentityFrames.logout),
+    ]
 }

@@ -1,12 +1,18 @@
+import WhisperOps
+import WhisperProtocol
 import WhisperRuntime
+import WhisperServices
 import WhisperStorage
 
-/// Everything one event loop owns: its Redis connection and the sessions accepted on its
-/// listeners. Touched only on its loop's thread, so none of it needs a lock.
+/// Everything one event loop owns: its Redis connection, the services bound to it, the
+/// routing table of authenticated sockets and the sessions accepted on its listeners.
+/// Touched only on its loop's thread, so none of it needs a lock.
 final class LoopContext {
     let loop: EventLoop
     let shared: ServerShared
     let redis: RedisClient
+    let auth: AuthService
+    let registry: ConnectionRegistry
     private var httpSessions: [UInt64: HTTPSession] = [:]
     private var webSockets: [UInt64: WebSocketSession] = [:]
     private var listeners: [Listener] = []
@@ -15,6 +21,39 @@ final class LoopContext {
         self.loop = loop
         self.shared = shared
         self.redis = redis
+        self.registry = ConnectionRegistry(node: shared.nodeId, authenticatedGauge: shared.metrics.authenticatedConnections)
+        self.auth = LoopContext.makeAuthService(loop: loop, shared: shared, redis: redis)
+    }
+
+    private static func makeAuthService(loop: EventLoop, shared: ServerShared, redis: RedisClient) -> AuthService {
+        let config = shared.config
+        let keys = shared.redisKeys
+        let rateLimiter = RateLimiter(limits: config.rateLimits, store: RedisRateLimitStore(redis: redis, keys: keys),
+                                      metrics: shared.metrics.base)
+        let settings = AuthService.Settings(challengeTTLSeconds: Int64(config.challengeTTLSeconds),
+                                            sessionTTLSeconds: Int64(config.sessionTTLSeconds),
+                                            maxMintAttempts: Limits.default.maxWhisperIDMintAttempts)
+        return AuthService(settings: settings, challenges: RedisChallengeStore(redis: redis, keys: keys),
+                           sessions: RedisSessionStore(redis: redis, keys: keys),
+                           identities: PostgresIdentityStore(pool: shared.postgres, loop: loop),
+                           rateLimiter: rateLimiter, log: shared.log, metrics: shared.metrics.base, now: Clock.epochMillis)
+    }
+
+    /// A revocation notice from any node (through `RevocationListener`).
+    func applyRevocation(_ notice: RevocationNotice) {
+        registry.apply(notice, now: loop.now)
+    }
+
+    /// After the revocation subscriber (re)connected: notices may have been lost, so check
+    /// every cached session against Redis and forget those that died.
+    func revalidateSessions() {
+        for socket in registry.authenticatedSockets {
+            guard let session = socket.authenticated else { continue }
+            auth.isStillValid(session) { [registry] result in
+                guard case .success(false) = result, socket.authenticated?.hash == session.hash else { return }
+                registry.unbind(socket)
+            }
+        }
     }
 
     var connectionCount: Int { httpSessions.count + webSockets.count }
@@ -59,6 +98,7 @@ final class LoopContext {
 
     func webSocketClosed(_ session: WebSocketSession, reason: CloseReason) {
         guard webSockets.removeValue(forKey: session.connection.id) != nil else { return }
+        registry.unbind(session)
         shared.metrics.webSocketClosed(slowConsumer: reason == .slowConsumer)
     }
 
@@ -68,6 +108,7 @@ final class LoopContext {
             let now = self.loop.now
             for session in self.httpSessions.values { session.tick(now: now) }
             for session in self.webSockets.values { session.tick(now: now) }
+            self.registry.prune(now: now)
             self.scheduleTick()
         }
     }

@@ -28,4 +28,7 @@ final class ServerMetrics: Sendable {
     }
 
     func error(_ code: ErrorCode) { errorsByCode[code]?.increment() }
+
+    /// `whisper_ws_authenticated_connections`, moved only by `ConnectionRegistry`.
+    var authenticatedConnections: Gauge { base.wsAuthenticatedConnections }
 }

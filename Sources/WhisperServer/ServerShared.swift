@@ -2,11 +2,12 @@ import Synchronization
 import WhisperHTTP
 import WhisperOps
 import WhisperRuntime
+import WhisperServices
 import WhisperStorage
 import WhisperWebSocket
 
-/// State every loop reads: configuration, routes, the gateway, the PostgreSQL pool and the
-/// drain flag. Immutable after start-up except for atomics.
+/// State every loop reads: configuration, routes, the gateway, the PostgreSQL pool, the
+/// node id and the drain flag. `Sodium.initialize()` must have run before `init`. Immutable after start-up except for atomics.
 final class ServerShared: Sendable {
     let config: ServerConfig
     let log: Log
@@ -19,6 +20,10 @@ final class ServerShared: Sendable {
     let webSocketConfiguration: WebSocketConfiguration
     let httpRequestTimeoutNanos: UInt64
     let httpIdleTimeoutNanos: UInt64
+    /// Random per process: names this node in revocation notices, so the socket that caused
+    /// a revocation is not closed by it.
+    let nodeId: String
+    let redisKeys: RedisKeys
     private let publicRoutes: RouteTable
     private let adminRoutes: RouteTable
     private let draining = Atomic<Bool>(false)
@@ -39,6 +44,8 @@ final class ServerShared: Sendable {
             acceptsBinaryMessages: config.testEcho)
         self.httpRequestTimeoutNanos = UInt64(config.httpRequestTimeoutSeconds) * 1_000_000_000
         self.httpIdleTimeoutNanos = 60 * 1_000_000_000
+        self.nodeId = SodiumRandom().hex(8)
+        self.redisKeys = RedisKeys(prefix: config.redisPrefix)
         self.publicRoutes = RouteTable.publicRoutes()
         self.adminRoutes = RouteTable.adminRoutes()
     }

@@ -1,4 +1,6 @@
+import WhisperProtocol
 import WhisperRuntime
+import WhisperServices
 import WhisperWebSocket
 
 /// One upgraded WebSocket: executes the actions of the pure `WebSocketConnection` state
@@ -6,7 +8,11 @@ import WhisperWebSocket
 final class WebSocketSession: ConnectionDelegate {
     let connection: Connection
     private var state: WebSocketConnection
-    private unowned let context: LoopContext
+    unowned let context: LoopContext
+    /// The session this socket proved (`register_ack`, `session_refreshed`, or the token of
+    /// a privileged frame), so later frames with the same token need no Redis round trip.
+    /// Only `ConnectionRegistry` sets or clears it; revocation, refresh and logout do so at once.
+    var authenticated: SessionRecord?
     /// Requests whose replies are still being produced (Redis/PostgreSQL round trips). A
     /// draining server closes the socket only once this reaches zero.
     private(set) var inFlight = 0
@@ -19,6 +25,12 @@ final class WebSocketSession: ConnectionDelegate {
     }
 
     var peerIP: String { connection.peer.ip }
+
+    /// Who is asking, for the services: the IP (rate limits) and this socket (revocations
+    /// spare the socket that caused them).
+    var client: ClientRef {
+        ClientRef(ip: peerIP, connection: ConnectionRef(node: context.shared.nodeId, connection: connection.id))
+    }
 
     func connection(_ connection: Connection, didRead bytes: UnsafeRawBufferPointer) {
         execute(state.receive(bytes, now: connection.loop.now))
@@ -58,6 +70,13 @@ final class WebSocketSession: ConnectionDelegate {
     /// Starts the close handshake with `code` (1001 on drain, 4001/4003 on revocation).
     func close(code: UInt16, reason: String) {
         execute(state.initiateClose(code: WebSocketCloseCode(rawValue: code), reason: reason, now: connection.loop.now))
+    }
+
+    /// The session was revoked (a newer login, a ban): tell the client why, then close
+    /// with 4001 / 4003 (contract §4).
+    func revoke(reason: RevocationReason, code: UInt16) {
+        send(OutboundFrame.encode(type: "session_revoked", requestId: nil) { $0.member("reason", reason.rawValue) })
+        close(code: code, reason: "session revoked")
     }
 
     /// Brackets a request whose reply arrives later.

@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import WhisperOps
 import WhisperRuntime
+import WhisperServices
 import WhisperStorage
 
 /// The assembled server: N event loops, each with its own listeners (SO_REUSEPORT) and
@@ -13,6 +14,7 @@ public final class WhisperServer: Sendable {
     private let shared: ServerShared
     private let group: EventLoopGroup
     private let contexts: [LoopBound<LoopContext>]
+    private let revocations: RevocationListener
 
     /// Ports actually bound (useful when the configuration asked for port 0).
     public let publicPort: Int
@@ -21,6 +23,7 @@ public final class WhisperServer: Sendable {
     public init(config: ServerConfig, log: Log, metrics: WhisperMetrics) throws {
         self.config = config
         clinux_ignore_sigpipe()
+        try Sodium.initialize()
         let serverMetrics = ServerMetrics(metrics)
         let storageLog = WhisperServer.storageLog(log)
         let postgres = config.databaseURL.map { PostgresPool(url: $0, size: config.postgresPoolSize, log: storageLog) }
@@ -50,6 +53,11 @@ public final class WhisperServer: Sendable {
             contexts.append(context)
         }
         self.contexts = contexts
+        let subscriber = RedisSubscriber(configuration: WhisperServer.redisConfiguration(config.redis),
+                                         loop: group.loops[0], log: storageLog)
+        revocations = RevocationListener(subscriber: subscriber, channel: shared.redisKeys.revocationChannel,
+                                         contexts: contexts, log: log)
+        revocations.start()
         self.publicPort = publicAddress.port
         self.adminPort = adminAddress.port
         log.info("listening", ["listener": "public", "port": .int(publicPort), "tls": .bool(tls != nil)])
@@ -101,6 +109,7 @@ public final class WhisperServer: Sendable {
     }
 
     public func shutdown() {
+        revocations.close()
         group.shutdown()
         shared.postgres?.shutdown()
     }

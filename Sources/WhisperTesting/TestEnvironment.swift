@@ -27,9 +27,14 @@ public enum TestEnvironment {
 
 /// A whole server in this process on ephemeral loopback ports, against the test
 /// PostgreSQL and Redis.
+///
+/// Each server gets its own Redis key prefix (unless the test passes
+/// `WHISPER_REDIS_PREFIX`, e.g. to put two servers in one cluster), so sessions, challenges,
+/// rate limits and revocation channels of concurrently running tests never meet.
 public final class TestServer: Sendable {
     public let server: WhisperServer
     public let log: Log
+    public var config: ServerConfig { server.config }
     public var publicPort: Int { server.publicPort }
     public var adminPort: Int { server.adminPort }
 
@@ -41,6 +46,7 @@ public final class TestServer: Sendable {
             "WHISPER_REDIS_URL": try TestEnvironment.redisURL,
             "WHISPER_THREADS": "2",
             "WHISPER_LOG_LEVEL": "warn",
+            "WHISPER_REDIS_PREFIX": "test-\(UUID().uuidString.prefix(8).lowercased()):",
         ]
         environment.merge(overrides) { $1 }
         let config = try ServerConfig.load(environment: environment)

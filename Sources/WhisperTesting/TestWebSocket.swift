@@ -101,9 +101,12 @@ public final class TestWebSocket {
         }
     }
 
-    /// The next text frame parsed as a JSON object.
+    /// The next text frame parsed as a JSON object. With `WHISPER_TEST_FRAME_LOG` set (by
+    /// scripts/test), every such frame is also appended to that file, one per line, so the
+    /// interop stage can check each server frame of the Swift tests against `schemas/`.
     public func receiveJSON() throws -> [String: Any] {
         let text = try receiveText()
+        FrameLog.append(text)
         guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
             throw TestSocket.Failure.io("not a JSON object: \(text)")
         }
@@ -122,5 +125,21 @@ public final class TestWebSocket {
         while true {
             if case .close(let code, _) = try receiveFrame() { return code }
         }
+    }
+}
+
+/// Appends server frames to `WHISPER_TEST_FRAME_LOG` (JSON lines), if set.
+enum FrameLog {
+    private static let path = ProcessInfo.processInfo.environment["WHISPER_TEST_FRAME_LOG"].flatMap { $0.isEmpty ? nil : $0 }
+    private static let lock = NSLock()
+
+    static func append(_ frame: String) {
+        guard let path, !frame.contains("\n") else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        guard let file = fopen(path, "a") else { return }
+        let line = Array((frame + "\n").utf8)
+        _ = fwrite(line, 1, line.count, file)
+        fclose(file)
     }
 }

@@ -24,6 +24,8 @@ import Testing
         #expect(config.httpRequestTimeoutSeconds == 10)
         #expect(config.drainTimeoutSeconds == 25)
         #expect(config.testEcho == false)
+        #expect(config.challengeTTLSeconds == 60)
+        #expect(config.sessionTTLSeconds == 604_800)
         #expect(config.rateLimits == RateLimits.defaults)
         #expect(config.unrecognizedVariables.isEmpty)
     }
@@ -57,6 +59,8 @@ import Testing
             "WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS": "5",
             "WHISPER_DRAIN_TIMEOUT_SECONDS": "0",
             "WHISPER_TEST_ECHO": "1",
+            "WHISPER_CHALLENGE_TTL_SECONDS": "2",
+            "WHISPER_SESSION_TTL_SECONDS": "3600",
             "WHISPER_RATE_SEND": "5/1",
             "WHISPER_RATE_SEND_IP": "50/1",
         ])
@@ -85,6 +89,8 @@ import Testing
         #expect(config.httpRequestTimeoutSeconds == 5)
         #expect(config.drainTimeoutSeconds == 0)
         #expect(config.testEcho)
+        #expect(config.challengeTTLSeconds == 2)
+        #expect(config.sessionTTLSeconds == 3600)
         #expect(config.rateLimits[.send, .identity] == RateLimit(count: 5, windowSeconds: 1))
         #expect(config.rateLimits[.send, .ip] == RateLimit(count: 50, windowSeconds: 1))
         #expect(config.rateLimits[.fetch, .identity] == RateLimits.defaults[.fetch, .identity])
@@ -115,6 +121,8 @@ import Testing
         ("WHISPER_THREADS", "99999999999999999999999", #"WHISPER_THREADS: expected a positive integer up to 1024, got "99999999999999999999999""#),
         ("WHISPER_PG_POOL_SIZE", "4.5", #"WHISPER_PG_POOL_SIZE: expected a positive integer up to 256, got "4.5""#),
         ("WHISPER_DRAIN_TIMEOUT_SECONDS", "4000", #"WHISPER_DRAIN_TIMEOUT_SECONDS: expected an integer from 0 to 3600, got "4000""#),
+        ("WHISPER_CHALLENGE_TTL_SECONDS", "0", #"WHISPER_CHALLENGE_TTL_SECONDS: expected a positive integer up to 3600, got "0""#),
+        ("WHISPER_SESSION_TTL_SECONDS", "59", #"WHISPER_SESSION_TTL_SECONDS: expected an integer from 60 to 2592000, got "59""#),
         ("WHISPER_MAX_WS_MESSAGE_BYTES", "100", #"WHISPER_MAX_WS_MESSAGE_BYTES: expected an integer from 1024 to 67108864, got "100""#),
         ("WHISPER_MIGRATE_ON_START", "maybe", #"WHISPER_MIGRATE_ON_START: expected one of 1|true|yes|0|false|no, got "maybe""#),
         ("WHISPER_S3_PATH_STYLE", "on", #"WHISPER_S3_PATH_STYLE: expected one of 1|true|yes|0|false|no, got "on""#),

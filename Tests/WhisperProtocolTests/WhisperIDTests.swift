@@ -43,6 +43,18 @@ import Testing
         }
     }
 
+    /// docs/protocol.md documents the checksum with these same vectors; keep them in step.
+    @Test func protocolDoc_quotesEveryFixtureVector() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/protocol.md")
+        let doc = try String(contentsOf: url, encoding: .utf8)
+        let fixture = try Self.loadFixture()
+        for vector in fixture.vectors {
+            #expect(doc.contains("| `\(vector.randomText)` | `\(vector.id)` |"), "\(vector.id)")
+        }
+        for id in fixture.invalid { #expect(doc.contains("`\(id)`"), "\(id)") }
+    }
+
     @Test func fixtureInvalidIDsAreRejected() throws {
         let fixture = try Self.loadFixture()
         #expect(fixture.invalid.count >= 5)

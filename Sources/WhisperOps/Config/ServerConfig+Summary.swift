@@ -25,6 +25,8 @@ extension ServerConfig {
             ("outputBufferLimitBytes", String(outputBufferLimitBytes)),
             ("httpRequestTimeoutSeconds", String(httpRequestTimeoutSeconds)),
             ("drainTimeoutSeconds", String(drainTimeoutSeconds)),
+            ("challengeTTLSeconds", String(challengeTTLSeconds)),
+            ("sessionTTLSeconds", String(sessionTTLSeconds)),
             ("testEcho", testEcho ? "ON (TEST ONLY, never in production)" : "off"),
         ]
         for action in RateLimitAction.allCases {

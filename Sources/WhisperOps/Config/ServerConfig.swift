@@ -23,6 +23,8 @@
 /// | `WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS` | 10 | time to receive a whole HTTP request, 1–3600 |
 /// | `WHISPER_DRAIN_TIMEOUT_SECONDS` | 25 | SIGTERM: longest wait for in-flight work, 0–3600 |
 /// | `WHISPER_TEST_ECHO` | false | TEST ONLY, never in production: `/ws` echoes text messages instead of running the protocol (Autobahn suite) |
+/// | `WHISPER_CHALLENGE_TTL_SECONDS` | 60 | lifetime of a `register_challenge`, 1–3600 |
+/// | `WHISPER_SESSION_TTL_SECONDS` | 604800 (7 days) | lifetime of a session token, 60–2592000 |
 /// | `WHISPER_RATE_<ACTION>[_IP]` | see `RateLimits` | `<count>/<seconds>` |
 ///
 /// Booleans are `1|true|yes` / `0|false|no`, case-insensitive. An empty value counts as unset.
@@ -51,6 +53,10 @@ public struct ServerConfig: Sendable {
     /// TEST ONLY (Autobahn): `/ws` echoes text messages instead of running the frame layer.
     /// Never enable in production: it bypasses authentication and every protocol check.
     public var testEcho: Bool
+    /// Spec §11 CHALLENGE_TTL_SECONDS; shorter in tests of expiry.
+    public var challengeTTLSeconds: Int
+    /// Spec §11 SESSION_TTL_DAYS, in seconds.
+    public var sessionTTLSeconds: Int
     public var rateLimits: RateLimits
     /// `WHISPER_*` names that were set but mean nothing here (sorted), for a start-up warning.
     public var unrecognizedVariables: [String]
@@ -94,6 +100,8 @@ public struct ServerConfig: Sendable {
             httpRequestTimeoutSeconds: try env.integer("WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS", default: 10, in: 1...3600),
             drainTimeoutSeconds: try env.integer("WHISPER_DRAIN_TIMEOUT_SECONDS", default: 25, in: 0...3600),
             testEcho: try env.bool("WHISPER_TEST_ECHO", default: false),
+            challengeTTLSeconds: try env.integer("WHISPER_CHALLENGE_TTL_SECONDS", default: 60, in: 1...3600),
+            sessionTTLSeconds: try env.integer("WHISPER_SESSION_TTL_SECONDS", default: 7 * 86_400, in: 60...30 * 86_400),
             rateLimits: try RateLimits.load(from: env),
             unrecognizedVariables: [])
         try config.checkConsistency()
@@ -162,7 +170,8 @@ public struct ServerConfig: Sendable {
             "WHISPER_MIGRATE_ON_START", "WHISPER_PG_POOL_SIZE", "WHISPER_WS_IDLE_TIMEOUT_SECONDS",
             "WHISPER_WS_PING_INTERVAL_SECONDS", "WHISPER_MAX_WS_MESSAGE_BYTES",
             "WHISPER_OUTPUT_BUFFER_LIMIT_BYTES", "WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS",
-            "WHISPER_DRAIN_TIMEOUT_SECONDS", "WHISPER_TEST_ECHO",
+            "WHISPER_DRAIN_TIMEOUT_SECONDS", "WHISPER_TEST_ECHO", "WHISPER_CHALLENGE_TTL_SECONDS",
+            "WHISPER_SESSION_TTL_SECONDS",
         ]
         names.formUnion(S3Settings.variables)
         for action in RateLimitAction.allCases {

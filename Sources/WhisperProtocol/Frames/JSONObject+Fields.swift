@@ -88,6 +88,19 @@ extension JSONObject {
         return id
     }
 
+    /// Absent or `null` → `nil`; otherwise it must be a canonical, checksum-valid Whisper ID.
+    public func optionalWhisperID(_ key: String) throws(PayloadError) -> WhisperID? {
+        guard let text = try optionalString(key) else { return nil }
+        guard let id = WhisperID.validate(text) else { throw .invalidWhisperID(field: key) }
+        return id
+    }
+
+    /// Payloads are closed (the schemas say `additionalProperties: false`): any member not in
+    /// `allowed` is rejected, so a misspelt optional field cannot be silently ignored.
+    public func rejectUnknownKeys(allowed: Set<String>) throws(PayloadError) {
+        for member in members where !allowed.contains(member.key) { throw .unknownField(member.key) }
+    }
+
     public func requireGroupID(_ key: String) throws(PayloadError) -> GroupID {
         guard let id = GroupID(try requireString(key)) else { throw .invalidGroupID(field: key) }
         return id

@@ -11,6 +11,10 @@ public enum PayloadError: Error, Equatable, Sendable {
     case invalidGroupID(field: String)
     case unsupportedVersion(field: String, expected: Int64)
     case outOfRange(field: String)
+    /// A payload member the frame type does not define (payloads are closed, like the schemas).
+    case unknownField(String)
+    /// A string outside its allowed set (`platform`) or character range (push tokens).
+    case invalidValue(field: String)
 
     public var code: ErrorCode { .invalidPayload }
 
@@ -36,6 +40,10 @@ public enum PayloadError: Error, Equatable, Sendable {
             return "\(field) must be \(expected)"
         case let .outOfRange(field):
             return "\(field) is out of range"
+        case let .unknownField(field):
+            return "unknown field \"\(truncatedForMessage(field))\""
+        case let .invalidValue(field):
+            return "\(field) has an invalid value"
         }
     }
 

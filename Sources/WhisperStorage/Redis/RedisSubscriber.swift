@@ -13,6 +13,10 @@ public final class RedisSubscriber: @unchecked Sendable {
     private let status = RedisConnectionStatus()
     private let session: RedisSession
     private var handlers: [[UInt8]: ([UInt8]) -> Void] = [:]
+    /// Runs on `loop` each time the connection is ready and every channel has been
+    /// subscribed again. Messages published while disconnected are lost, so this is where a
+    /// user re-checks whatever state those messages would have changed. Set it on `loop`.
+    public var onReady: (() -> Void)?
 
     public convenience init(url: String, loop: EventLoop, log: @escaping StorageLog = { _, _ in }) throws(RedisError) {
         self.init(configuration: try RedisConfiguration(url: url), loop: loop, log: log)
@@ -73,9 +77,10 @@ public final class RedisSubscriber: @unchecked Sendable {
     }
 
     private func resubscribe(_ connection: RedisConnection) {
-        guard !handlers.isEmpty else { return }
-        if !connection.subscription("SUBSCRIBE", channels: Array(handlers.keys)) {
+        if !handlers.isEmpty, !connection.subscription("SUBSCRIBE", channels: Array(handlers.keys)) {
             connection.close(because: "SUBSCRIBE could not be sent")
+            return
         }
+        onReady?()
     }
 }

@@ -1,0 +1,53 @@
+import WhisperProtocol
+import WhisperServices
+
+/// Answers one inbound frame on its socket: the reply type or an `error`, both echoing the
+/// frame's `requestId` (contract §3). Failures are counted in `whisper_errors_total{code}`;
+/// internal errors are logged with a correlation id that the client also sees.
+struct FrameReply {
+    let frame: InboundFrame
+    let session: WebSocketSession
+
+    init(frame: InboundFrame, session: WebSocketSession) {
+        self.frame = frame
+        self.session = session
+    }
+
+    func send(_ type: String, payload: (inout JSONWriter) -> Void) {
+        session.send(OutboundFrame.encode(type: type, requestId: frame.requestId, payload: payload))
+    }
+
+    func fail(_ error: ServiceError) {
+        let shared = session.context.shared
+        shared.metrics.error(error.code)
+        var message = error.message
+        if error.code == .internalError {
+            let reference = SodiumRandom().hex(6)
+            shared.log.error("internal_error", connId: session.connection.id, whisperId: session.authenticated?.whisperId.string,
+                             code: error.code.rawValue,
+                             ["frame": .string(frame.type), "correlationId": .string(reference),
+                              "reason": .string(error.logReason)])
+            message += " (ref \(reference))"
+        }
+        session.send(OutboundFrame.errorFrame(code: error.code, message: message, requestId: frame.requestId,
+                                              retryAfterMs: error.retryAfterMs))
+    }
+
+    /// Runs a payload validation; on failure answers `INVALID_PAYLOAD` and returns `nil`.
+    func validate<T>(_ body: () throws(PayloadError) -> T) -> T? {
+        do throws(PayloadError) {
+            return try body()
+        } catch {
+            fail(.invalidPayload(error))
+            return nil
+        }
+    }
+
+    /// Runs `body` bracketed as an in-flight request (SIGTERM drain waits for it); `body`
+    /// must call the `done` it is given exactly once, on the loop.
+    func async(_ body: (_ done: @escaping () -> Void) -> Void) {
+        let session = session
+        session.beginRequest()
+        body { session.endRequest() }
+    }
+}

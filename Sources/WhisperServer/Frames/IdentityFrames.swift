@@ -1,0 +1,96 @@
+import WhisperProtocol
+import WhisperServices
+
+/// Frame handlers of identity and sessions (spec §3.3, contract §4): payload validation
+/// (`INVALID_PAYLOAD` before any I/O), the `AuthService` call, and the reply frames.
+enum IdentityFrames {
+    /// `register_begin` → `register_challenge {challengeId, challenge, expiresAt}`.
+    static let registerBegin: FrameRoute.OpenHandler = { frame, reply in
+        guard let request = reply.validate({ () throws(PayloadError) in try RegisterBeginPayload(parsing: frame.payload) })
+        else { return }
+        let socket = reply.session
+        reply.async { done in
+            socket.context.auth.begin(request, client: socket.client) { result in
+                defer { done() }
+                switch result {
+                case .success(let challenge):
+                    reply.send("register_challenge") { payload in
+                        payload.member("challengeId", challenge.id.string)
+                        payload.member("challenge", Base64.encode(challenge.challenge))
+                        payload.member("expiresAt", challenge.expiresAtMillis)
+                    }
+                case .failure(let error):
+                    reply.fail(error)
+                }
+            }
+        }
+    }
+
+    /// `register_proof` → `register_ack {success, whisperId, sessionToken, sessionExpiresAt,
+    /// serverTime}`; this socket now holds the new session, every other one of the identity
+    /// is revoked (on every node).
+    static let registerProof: FrameRoute.OpenHandler = { frame, reply in
+        guard let request = reply.validate({ () throws(PayloadError) in try RegisterProofPayload(parsing: frame.payload) })
+        else { return }
+        let socket = reply.session
+        reply.async { done in
+            socket.context.auth.prove(request, client: socket.client) { result in
+                defer { done() }
+                switch result {
+                case .success(let login):
+                    socket.context.registry.bind(socket, to: login.session.record)
+                    reply.send("register_ack") { payload in
+                        payload.member("success", true)
+                        payload.member("whisperId", login.session.record.whisperId.string)
+                        payload.member("sessionToken", login.session.token.text)
+                        payload.member("sessionExpiresAt", login.session.record.expiresAtMillis)
+                        payload.member("serverTime", Clock.epochMillis())
+                    }
+                case .failure(let error):
+                    reply.fail(error)
+                }
+            }
+        }
+    }
+
+    /// `session_refresh` → `session_refreshed {sessionToken, sessionExpiresAt}`; the old
+    /// token is dead from this moment, and this socket holds the new one.
+    static let sessionRefresh: FrameRoute.PrivilegedHandler = { frame, reply, session in
+        guard reply.validate({ () throws(PayloadError) in try PrivilegedPayload.requireOnlyCommonKeys(frame.payload) }) != nil
+        else { return }
+        let socket = reply.session
+        reply.async { done in
+            socket.context.auth.refresh(session, client: socket.client) { result in
+                defer { done() }
+                switch result {
+                case .success(let issued):
+                    socket.context.registry.bind(socket, to: issued.record)
+                    reply.send("session_refreshed") { payload in
+                        payload.member("sessionToken", issued.token.text)
+                        payload.member("sessionExpiresAt", issued.record.expiresAtMillis)
+                    }
+                case .failure(let error):
+                    if socket.authenticated?.hash == session.hash { socket.context.registry.unbind(socket) }
+                    reply.fail(error)
+                }
+            }
+        }
+    }
+
+    /// `logout` → `logged_out {}`; the token is dead, the socket stays open unauthenticated.
+    static let logout: FrameRoute.PrivilegedHandler = { frame, reply, session in
+        guard reply.validate({ () throws(PayloadError) in try PrivilegedPayload.requireOnlyCommonKeys(frame.payload) }) != nil
+        else { return }
+        let socket = reply.session
+        if socket.authenticated?.hash == session.hash { socket.context.registry.unbind(socket) }
+        reply.async { done in
+            socket.context.auth.logout(session, client: socket.client) { result in
+                defer { done() }
+                switch result {
+                case .success: reply.send("logged_out") { _ in }
+                case .failure(let error): reply.fail(error)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import WhisperProtocol
+import WhisperServices
+
+/// The one session check for every privileged frame (contract §3), run by the gateway
+/// before the handler:
+/// 1. `protocolVersion` and `cryptoVersion` must be the integer 1 → else `INVALID_PAYLOAD`;
+/// 2. `sessionToken` absent/null, not 32 bytes of base64, unknown or expired → `NOT_REGISTERED`
+///    (a non-string is a schema violation → `INVALID_PAYLOAD`);
+/// 3. the hash of the token equal (constant time) to the session cached on this socket →
+///    the handler runs at once, no Redis round trip; otherwise one Redis look-up, and the
+///    session found is cached on the socket (and the socket joins the routing table).
+enum SessionGate {
+    static func authorize(_ frame: InboundFrame, _ reply: FrameReply, then handler: @escaping (SessionRecord) -> Void) {
+        guard let presented = reply.validate({ () throws(PayloadError) -> String? in
+            try ProtocolVersion.check(frame.payload)
+            return try PrivilegedPayload.sessionToken(in: frame.payload)
+        }) else { return }
+        guard let tokenText = presented, let token = SessionToken(text: tokenText) else { return reply.fail(.notRegistered) }
+        let hash = token.hash
+        let socket = reply.session
+        let registry = socket.context.registry
+        if let cached = socket.authenticated, cached.hash.constantTimeEquals(hash) {
+            guard !cached.isExpired(atMillis: Clock.epochMillis()) else {
+                registry.unbind(socket)
+                return reply.fail(.notRegistered)
+            }
+            return handler(cached)
+        }
+        reply.async { done in
+            socket.context.auth.authenticate(hash) { result in
+                defer { done() }
+                guard !socket.connection.isClosed else { return }
+                switch result {
+                case .success(let session):
+                    guard registry.bind(socket, to: session) else { return reply.fail(.notRegistered) }
+                    handler(session)
+                case .failure(let error):
+                    reply.fail(error)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import WhisperOps
+import WhisperProtocol
+import WhisperServices
+
+/// One loop's routing table of authenticated sockets: whisperId → sockets (spec §12.1
+/// ConnectionManager). A socket is in it exactly while it holds a session
+/// (`WebSocketSession.authenticated`), and only this type sets or clears that, so the table,
+/// the cache and `whisper_ws_authenticated_connections` cannot drift apart.
+/// Loop-confined: no locks.
+final class ConnectionRegistry {
+    private var byIdentity: [WhisperID: [UInt64: WebSocketSession]] = [:]
+    /// Hashes named by revocation notices in the last `revokedMemoryNanos`: a session looked
+    /// up just before its revocation (reply in flight when the notice arrived) must not be
+    /// bound afterwards.
+    private var recentlyRevoked: [SessionHash: UInt64] = [:]
+    private let node: String
+    private let authenticatedGauge: Gauge
+    static let revokedMemoryNanos: UInt64 = 60 * 1_000_000_000
+
+    init(node: String, authenticatedGauge: Gauge) {
+        self.node = node
+        self.authenticatedGauge = authenticatedGauge
+    }
+
+    var authenticatedSockets: [WebSocketSession] { byIdentity.values.flatMap(\.values) }
+
+    func sockets(of whisperId: WhisperID) -> [WebSocketSession] {
+        byIdentity[whisperId].map { Array($0.values) } ?? []
+    }
+
+    /// Caches `session` on `socket` (replacing whatever it held). `false` when the socket
+    /// is closed or the session was revoked moments ago.
+    @discardableResult
+    func bind(_ socket: WebSocketSession, to session: SessionRecord) -> Bool {
+        guard !socket.connection.isClosed, recentlyRevoked[session.hash] == nil else { return false }
+        if let current = socket.authenticated {
+            remove(socket, from: current.whisperId)
+        } else {
+            authenticatedGauge.increment()
+        }
+        socket.authenticated = session
+        byIdentity[session.whisperId, default: [:]][socket.connection.id] = socket
+        return true
+    }
+
+    /// The socket no longer holds a session (logout, revocation, close).
+    func unbind(_ socket: WebSocketSession) {
+        guard let current = socket.authenticated else { return }
+        remove(socket, from: current.whisperId)
+        socket.authenticated = nil
+        authenticatedGauge.decrement()
+    }
+
+    /// A `RevocationNotice` from any node: sockets of the identity holding a listed session
+    /// (any session, for a ban) are closed with the reason's code after a `session_revoked`
+    /// frame, or — for refresh and logout elsewhere — just forget it. The socket that caused
+    /// the revocation is spared: it already holds its new session.
+    func apply(_ notice: RevocationNotice, now: UInt64) {
+        for hash in notice.hashes { recentlyRevoked[hash] = now &+ Self.revokedMemoryNanos }
+        guard let whisperId = WhisperID.validate(notice.whisperId), let sockets = byIdentity[whisperId] else { return }
+        for socket in Array(sockets.values) {
+            if let origin = notice.origin, origin.node == node, origin.connection == socket.connection.id { continue }
+            guard let held = socket.authenticated,
+                  notice.reason == .banned || notice.hashes.contains(held.hash)
+            else { continue }
+            unbind(socket)
+            if let code = notice.reason.closeCode { socket.revoke(reason: notice.reason, code: code) }
+        }
+    }
+
+    /// Forgets revoked hashes older than the race window (called once a second).
+    func prune(now: UInt64) {
+        guard !recentlyRevoked.isEmpty else { return }
+        recentlyRevoked = recentlyRevoked.filter { $0.value > now }
+    }
+
+    private func remove(_ socket: WebSocketSession, from whisperId: WhisperID) {
+        byIdentity[whisperId]?[socket.connection.id] = nil
+        if byIdentity[whisperId]?.isEmpty == true { byIdentity[whisperId] = nil }
+    }
+}

@@ -1,0 +1,79 @@
+import WhisperProtocol
+import WhisperRuntime
+import WhisperServices
+import WhisperStorage
+
+/// `users`, `devices` and `bans` through the PostgreSQL worker pool; completions come back
+/// on `loop`.
+final class PostgresIdentityStore: IdentityStore {
+    private let pool: PostgresPool?
+    private let loop: EventLoop
+
+    init(pool: PostgresPool?, loop: EventLoop) {
+        self.pool = pool
+        self.loop = loop
+    }
+
+    /// A ban is in force when its `until` is NULL (permanent) or still in the future.
+    static let findSQL = """
+        SELECT u.enc_public_key, u.sign_public_key,
+               EXISTS (SELECT 1 FROM bans b
+                       WHERE b.whisper_id = u.whisper_id AND (b.until IS NULL OR b.until > now())) AS banned
+        FROM users u WHERE u.whisper_id = $1
+        """
+
+    /// Collision-safe on the primary key: a taken id inserts nothing (0 rows) and the
+    /// caller mints another. An id with any ban row is never handed out either.
+    static let createSQL = """
+        INSERT INTO users (whisper_id, enc_public_key, sign_public_key)
+        SELECT $1::text, $2, $3 WHERE NOT EXISTS (SELECT 1 FROM bans WHERE whisper_id = $1::text)
+        ON CONFLICT (whisper_id) DO NOTHING
+        """
+
+    /// Absent push tokens keep the stored ones (`update_tokens` changes them).
+    static let recordLoginSQL = """
+        INSERT INTO devices (whisper_id, device_id, platform, push_token, voip_token)
+        VALUES ($1, $2::uuid, $3, $4, $5)
+        ON CONFLICT (whisper_id, device_id) DO UPDATE SET
+            platform = EXCLUDED.platform,
+            push_token = COALESCE(EXCLUDED.push_token, devices.push_token),
+            voip_token = COALESCE(EXCLUDED.voip_token, devices.voip_token),
+            last_active_at = now()
+        """
+
+    func find(_ id: WhisperID, completion: @escaping StoreCompletion<StoredIdentity?>) {
+        query(Self.findSQL, [.text(id.string)], completion) { rows in
+            guard let row = rows.first else { return .success(nil) }
+            guard let enc = row.bytes("enc_public_key"), let sign = row.bytes("sign_public_key"),
+                  let banned = row.bool("banned")
+            else { return .failure(.unexpectedReply("users row for \(id) is malformed")) }
+            return .success(StoredIdentity(keys: IdentityKeys(encPublicKey: enc, signPublicKey: sign), isBanned: banned))
+        }
+    }
+
+    func create(_ id: WhisperID, keys: IdentityKeys, completion: @escaping StoreCompletion<Bool>) {
+        query(Self.createSQL, [.text(id.string), .bytea(keys.encPublicKey), .bytea(keys.signPublicKey)], completion) {
+            .success($0.affectedRows == 1)
+        }
+    }
+
+    func recordLogin(_ login: DeviceLogin, completion: @escaping StoreCompletion<Void>) {
+        let parameters: [PostgresValue?] = [.text(login.whisperId.string), .text(login.deviceId.string),
+                                            .text(login.platform.rawValue), login.pushToken.map(PostgresValue.text),
+                                            login.voipToken.map(PostgresValue.text)]
+        query(Self.recordLoginSQL, parameters, completion) { _ in .success(()) }
+    }
+
+    private func query<T>(_ sql: String, _ parameters: [PostgresValue?], _ completion: @escaping StoreCompletion<T>,
+                          _ transform: @escaping (PostgresRows) -> Result<T, StoreError>) {
+        guard let pool else {
+            return loop.deferToEndOfIteration { completion(.failure(.unavailable("no database configured"))) }
+        }
+        pool.query(sql, parameters, on: loop) { result in
+            switch result {
+            case .success(let rows): completion(transform(rows))
+            case .failure(let error): completion(.failure(.unavailable(error.description)))
+            }
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import WhisperProtocol
+import WhisperServices
+import WhisperStorage
+
+/// Sessions in Redis: `session:{sha256(token) hex}` → hash {wid, did, plat, exp} with the
+/// session TTL, and the index `sessions:{wid}` → set of hashes. The token itself is never
+/// stored. Mutations run as Lua scripts (`SessionScripts`) that also publish the
+/// `RevocationNotice` for every node.
+final class RedisSessionStore: SessionStore {
+    private let redis: RedisClient
+    private let keys: RedisKeys
+
+    init(redis: RedisClient, keys: RedisKeys) {
+        self.redis = redis
+        self.keys = keys
+    }
+
+    func createExclusive(_ session: SessionRecord, ttlSeconds: Int64, origin: ConnectionRef,
+                         completion: @escaping StoreCompletion<[SessionHash]>) {
+        let header = RevocationNotice.header(reason: .newLogin, whisperId: session.whisperId.string, origin: origin)
+        let arguments = [Array(keys.sessionPrefix.utf8), Array(session.hash.hex.utf8), Self.text(ttlSeconds),
+                         keys.revocationChannel, Array(header.utf8)] + Self.fields(session)
+        redis.evalScript(SessionScripts.createExclusive, keys: [keys.sessionIndex(session.whisperId), keys.session(session.hash)],
+                         arguments: arguments) { completion(Self.hashes(RedisReplies.value($0))) }
+    }
+
+    func find(_ hash: SessionHash, completion: @escaping StoreCompletion<SessionRecord?>) {
+        redis.send([Array("HMGET".utf8), keys.session(hash)] + ["wid", "did", "plat", "exp"].map { Array($0.utf8) }) { result in
+            switch RedisReplies.value(result) {
+            case .success(.array(let values?)) where values.count == 4:
+                completion(.success(Self.record(hash, values.map(\.string))))
+            case .success(let other):
+                completion(.failure(RedisReplies.unexpected(other)))
+            case .failure(let error):
+                completion(.failure(error))
+            }
+        }
+    }
+
+    func replace(_ old: SessionRecord, with new: SessionRecord, ttlSeconds: Int64, origin: ConnectionRef,
+                 completion: @escaping StoreCompletion<Bool>) {
+        let header = RevocationNotice.header(reason: .refreshed, whisperId: old.whisperId.string, origin: origin)
+        let arguments = [Array(old.hash.hex.utf8), Array(new.hash.hex.utf8), Array(old.whisperId.string.utf8),
+                         Self.text(ttlSeconds), keys.revocationChannel, Array(header.utf8)] + Self.fields(new)
+        redis.evalScript(SessionScripts.replace,
+                         keys: [keys.session(old.hash), keys.session(new.hash), keys.sessionIndex(old.whisperId)],
+                         arguments: arguments) { completion(Self.flag(RedisReplies.value($0))) }
+    }
+
+    func delete(_ session: SessionRecord, origin: ConnectionRef, completion: @escaping StoreCompletion<Bool>) {
+        let header = RevocationNotice.header(reason: .loggedOut, whisperId: session.whisperId.string, origin: origin)
+        let arguments = [Array(session.hash.hex.utf8), Array(session.whisperId.string.utf8), keys.revocationChannel,
+                         Array(header.utf8)]
+        redis.evalScript(SessionScripts.delete, keys: [keys.session(session.hash), keys.sessionIndex(session.whisperId)],
+                         arguments: arguments) { completion(Self.flag(RedisReplies.value($0))) }
+    }
+
+    func revokeAll(of whisperId: WhisperID, reason: RevocationReason, completion: @escaping StoreCompletion<[SessionHash]>) {
+        let header = RevocationNotice.header(reason: reason, whisperId: whisperId.string, origin: nil)
+        redis.evalScript(SessionScripts.revokeAll, keys: [keys.sessionIndex(whisperId)],
+                         arguments: [Array(keys.sessionPrefix.utf8), keys.revocationChannel, Array(header.utf8)]) {
+            completion(Self.hashes(RedisReplies.value($0)))
+        }
+    }
+
+    // MARK: Encoding
+
+    static func fields(_ session: SessionRecord) -> [[UInt8]] {
+        [("wid", session.whisperId.string), ("did", session.deviceId.string), ("plat", session.platform.rawValue),
+         ("exp", String(session.expiresAtMillis))].flatMap { [Array($0.0.utf8), Array($0.1.utf8)] }
+    }
+
+    static func text(_ value: Int64) -> [UInt8] { Array(String(value).utf8) }
+
+    /// A stored record, or `nil` when the key is missing or holds anything malformed.
+    static func record(_ hash: SessionHash, _ values: [String?]) -> SessionRecord? {
+        guard values.count == 4, let wid = values[0].flatMap(WhisperID.validate),
+              let did = values[1].flatMap(CanonicalUUID.init), let platform = values[2].flatMap(Platform.init),
+              let expiresAt = values[3].flatMap({ Int64($0) })
+        else { return nil }
+        return SessionRecord(hash: hash, whisperId: wid, deviceId: did, platform: platform, expiresAtMillis: expiresAt)
+    }
+
+    static func hashes(_ result: Result<RedisValue, StoreError>) -> Result<[SessionHash], StoreError> {
+        result.flatMap { value in
+            guard case .array(let items?) = value else { return .failure(RedisReplies.unexpected(value)) }
+            return .success(items.compactMap { $0.string.flatMap(SessionHash.init(hex:)) })
+        }
+    }
+
+    static func flag(_ result: Result<RedisValue, StoreError>) -> Result<Bool, StoreError> {
+        result.flatMap { value in
+            guard case .integer(let n) = value else { return .failure(RedisReplies.unexpected(value)) }
+            return .success(n == 1)
+        }
+    }
+}

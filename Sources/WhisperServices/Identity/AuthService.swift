@@ -1,0 +1,203 @@
+import WhisperOps
+import WhisperProtocol
+
+/// Identity and sessions (spec §3.2–§3.4, contract §4): `register_begin`, `register_proof`,
+/// and — in `AuthService+Sessions` — session look-up, refresh, logout and revocation.
+///
+/// One instance per event loop (its stores use that loop's Redis connection); every
+/// completion runs on that loop.
+///
+/// `register_proof`, top to bottom:
+/// 1. take the challenge (atomic get-and-delete: it is spent even if the proof fails, so
+///    one challenge allows one attempt) — unknown, expired or used → `AUTH_FAILED`;
+/// 2. it must have been issued for this deviceId and whisperId → else `AUTH_FAILED`;
+/// 3. Ed25519 over the 32 raw challenge bytes with `signPublicKey` → else `AUTH_FAILED`;
+/// 4. recovery (whisperId given): the identity must exist with both keys equal → else
+///    `AUTH_FAILED` (one message for both, so existence does not leak); then the ban check
+///    → `USER_BANNED`. New identity: mint ids until one is free (`users` primary key);
+/// 5. upsert the device row (platform, push tokens, last active);
+/// 6. create the session and, in the same Redis script, kill every other session of the
+///    identity and announce it to all nodes (single active device).
+public final class AuthService {
+    public struct Settings: Sendable {
+        public var challengeTTLSeconds: Int64
+        public var sessionTTLSeconds: Int64
+        public var maxMintAttempts: Int
+
+        public init(challengeTTLSeconds: Int64, sessionTTLSeconds: Int64, maxMintAttempts: Int) {
+            self.challengeTTLSeconds = challengeTTLSeconds
+            self.sessionTTLSeconds = sessionTTLSeconds
+            self.maxMintAttempts = maxMintAttempts
+        }
+    }
+
+    /// A successful `register_proof`.
+    public struct Login: Sendable {
+        public let session: IssuedSession
+        public let isNewIdentity: Bool
+        /// Other sessions of the identity that this login killed.
+        public let revokedSessions: Int
+    }
+
+    public typealias Completion<T> = (Result<T, ServiceError>) -> Void
+
+    let settings: Settings
+    let challenges: ChallengeStore
+    let sessions: SessionStore
+    let identities: IdentityStore
+    let rateLimiter: RateLimiter
+    let random: RandomSource
+    let now: () -> Int64
+    let log: Log
+    /// `whisper_ed25519_verify_seconds`, when metrics are wired.
+    let verifyTime: Histogram?
+
+    public init(settings: Settings, challenges: ChallengeStore, sessions: SessionStore, identities: IdentityStore,
+                rateLimiter: RateLimiter, random: RandomSource = SodiumRandom(), log: Log,
+                metrics: WhisperMetrics? = nil, now: @escaping () -> Int64) {
+        self.settings = settings
+        self.challenges = challenges
+        self.sessions = sessions
+        self.identities = identities
+        self.rateLimiter = rateLimiter
+        self.random = random
+        self.now = now
+        self.log = log
+        self.verifyTime = metrics?.ed25519Verify
+    }
+
+    // MARK: register_begin
+
+    /// Charges one REGISTER hit to the client's IP and, for a recovery login, to the
+    /// claimed whisperId; then issues a challenge of 32 random bytes.
+    public func begin(_ request: RegisterBeginPayload, client: ClientRef,
+                      completion: @escaping Completion<IssuedChallenge>) {
+        var subjects: [RateLimitSubject] = [.ip(client.ip)]
+        if let whisperId = request.whisperId { subjects.append(.identity(whisperId.string)) }
+        rateLimiter.check(.register, subjects: subjects) { [self] result in
+            if case .failure(let error) = result { return completion(.failure(error)) }
+            var generator = RandomSourceGenerator(random)
+            let id = CanonicalUUID.random(using: &generator)
+            let pending = PendingChallenge(challenge: random.bytes(PendingChallenge.challengeBytes),
+                                           deviceId: request.deviceId, whisperId: request.whisperId)
+            let expiresAt = now() + settings.challengeTTLSeconds * 1000
+            challenges.put(id, value: pending.encoded(), ttlSeconds: settings.challengeTTLSeconds) { result in
+                switch result {
+                case .success:
+                    completion(.success(IssuedChallenge(id: id, challenge: pending.challenge, expiresAtMillis: expiresAt)))
+                case .failure(let error):
+                    completion(.failure(.storage(error)))
+                }
+            }
+        }
+    }
+
+    // MARK: register_proof
+
+    public func prove(_ request: RegisterProofPayload, client: ClientRef, completion: @escaping Completion<Login>) {
+        challenges.take(request.challengeId) { [self] result in
+            switch result {
+            case .failure(let error):
+                completion(.failure(.storage(error)))
+            case .success(let stored):
+                let started = ContinuousClock.now
+                let failure = Self.check(request, against: stored.flatMap(PendingChallenge.decode))
+                let elapsed = ContinuousClock.now - started
+                verifyTime?.observe(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+                if let failure {
+                    return fail(.authFailed(failure), request, completion)
+                }
+                let keys = IdentityKeys(encPublicKey: request.encPublicKey, signPublicKey: request.signPublicKey)
+                if let whisperId = request.whisperId {
+                    recover(whisperId, keys: keys, request, client: client, completion)
+                } else {
+                    register(keys: keys, request, client: client, attempt: 1, completion)
+                }
+            }
+        }
+    }
+
+    /// Steps 1–3: challenge present, bound to this device and identity, signature valid.
+    static func check(_ request: RegisterProofPayload, against pending: PendingChallenge?) -> AuthFailure? {
+        guard let pending else { return .challengeUnknown }
+        guard pending.deviceId == request.deviceId, pending.whisperId == request.whisperId else {
+            return .challengeMismatch
+        }
+        guard Sodium.verifyEd25519(signature: request.signature, message: pending.challenge,
+                                   publicKey: request.signPublicKey)
+        else { return .badSignature }
+        return nil
+    }
+
+    /// Recovery login: same keys as stored, not banned.
+    private func recover(_ whisperId: WhisperID, keys: IdentityKeys, _ request: RegisterProofPayload,
+                         client: ClientRef, _ completion: @escaping Completion<Login>) {
+        identities.find(whisperId) { [self] result in
+            switch result {
+            case .failure(let error):
+                completion(.failure(.storage(error)))
+            case .success(nil):
+                fail(.authFailed(.unknownIdentity), request, completion)
+            case .success(let identity?):
+                guard identity.keys == keys else { return fail(.authFailed(.keyMismatch), request, completion) }
+                guard !identity.isBanned else { return fail(.banned, request, completion) }
+                logIn(whisperId, isNew: false, request, client: client, completion)
+            }
+        }
+    }
+
+    /// New identity: mint, insert; a taken id (primary key) means mint again.
+    private func register(keys: IdentityKeys, _ request: RegisterProofPayload, client: ClientRef, attempt: Int,
+                          _ completion: @escaping Completion<Login>) {
+        guard attempt <= settings.maxMintAttempts, let candidate = WhisperIDMinter.mint(using: random) else {
+            return completion(.failure(.internalFailure("no free Whisper ID after \(settings.maxMintAttempts) attempts")))
+        }
+        identities.create(candidate, keys: keys) { [self] result in
+            switch result {
+            case .failure(let error):
+                completion(.failure(.storage(error)))
+            case .success(false):
+                log.warn("whisper_id_collision", whisperId: candidate.string, ["attempt": .int(attempt)])
+                register(keys: keys, request, client: client, attempt: attempt + 1, completion)
+            case .success(true):
+                logIn(candidate, isNew: true, request, client: client, completion)
+            }
+        }
+    }
+
+    /// Steps 5–6: device row, then the exclusive session.
+    private func logIn(_ whisperId: WhisperID, isNew: Bool, _ request: RegisterProofPayload, client: ClientRef,
+                       _ completion: @escaping Completion<Login>) {
+        let device = DeviceLogin(whisperId: whisperId, deviceId: request.deviceId, platform: request.platform,
+                                 pushToken: request.pushToken, voipToken: request.voipToken)
+        identities.recordLogin(device) { [self] result in
+            if case .failure(let error) = result { return completion(.failure(.storage(error))) }
+            let issued = issueSession(whisperId: whisperId, deviceId: request.deviceId, platform: request.platform)
+            sessions.createExclusive(issued.record, ttlSeconds: settings.sessionTTLSeconds,
+                                     origin: client.connection) { [self] result in
+                switch result {
+                case .failure(let error):
+                    completion(.failure(.storage(error)))
+                case .success(let revoked):
+                    log.info("login", whisperId: whisperId.string, deviceId: request.deviceId.string,
+                             ["platform": .string(request.platform.rawValue), "newIdentity": .bool(isNew),
+                              "revokedSessions": .int(revoked.count)])
+                    completion(.success(Login(session: issued, isNewIdentity: isNew, revokedSessions: revoked.count)))
+                }
+            }
+        }
+    }
+
+    func issueSession(whisperId: WhisperID, deviceId: CanonicalUUID, platform: Platform) -> IssuedSession {
+        let token = SessionToken.generate(using: random)
+        let record = SessionRecord(hash: token.hash, whisperId: whisperId, deviceId: deviceId, platform: platform,
+                                   expiresAtMillis: now() + settings.sessionTTLSeconds * 1000)
+        return IssuedSession(token: token, record: record)
+    }
+
+    private func fail(_ error: ServiceError, _ request: RegisterProofPayload, _ completion: Completion<Login>) {
+        log.info("login_refused", whisperId: request.whisperId?.string, deviceId: request.deviceId.string,
+                 code: error.code.rawValue, ["reason": .string(error.logReason)])
+        completion(.failure(error))
+    }
+}

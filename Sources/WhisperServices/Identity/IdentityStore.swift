@@ -1,0 +1,51 @@
+import WhisperProtocol
+
+/// The two public keys of an identity (immutable in this protocol version, spec §3.6).
+public struct IdentityKeys: Sendable, Equatable {
+    public let encPublicKey: [UInt8]
+    public let signPublicKey: [UInt8]
+
+    public init(encPublicKey: [UInt8], signPublicKey: [UInt8]) {
+        self.encPublicKey = encPublicKey
+        self.signPublicKey = signPublicKey
+    }
+}
+
+/// A registered identity as the login path needs it.
+public struct StoredIdentity: Sendable, Equatable {
+    public let keys: IdentityKeys
+    /// A ban row whose `until` is NULL or in the future.
+    public let isBanned: Bool
+
+    public init(keys: IdentityKeys, isBanned: Bool) {
+        self.keys = keys
+        self.isBanned = isBanned
+    }
+}
+
+/// One device's login, recorded in the `devices` table (upsert).
+public struct DeviceLogin: Sendable, Equatable {
+    public let whisperId: WhisperID
+    public let deviceId: CanonicalUUID
+    public let platform: Platform
+    /// `nil` keeps the token stored earlier (tokens change through `update_tokens`).
+    public let pushToken: String?
+    public let voipToken: String?
+}
+
+/// Identities and devices (PostgreSQL `users`, `devices`, `bans`), off the event loops.
+public protocol IdentityStore {
+    func find(_ id: WhisperID, completion: @escaping StoreCompletion<StoredIdentity?>)
+    /// Inserts a new identity; `false` when the id is taken (or reserved by a ban row), so
+    /// the caller mints another.
+    func create(_ id: WhisperID, keys: IdentityKeys, completion: @escaping StoreCompletion<Bool>)
+    func recordLogin(_ login: DeviceLogin, completion: @escaping StoreCompletion<Void>)
+}
+
+/// Mints Whisper IDs: ten symbols from libsodium's CSPRNG (a random byte's low five bits;
+/// 256 is a multiple of 32, so each symbol is uniform) plus the two check symbols.
+public enum WhisperIDMinter {
+    public static func mint(using random: RandomSource) -> WhisperID? {
+        WhisperID.make(randomCharacters: random.bytes(WhisperID.randomSymbolCount).map { $0 & 0x1F })
+    }
+}

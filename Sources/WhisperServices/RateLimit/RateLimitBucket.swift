@@ -1,0 +1,51 @@
+import WhisperOps
+
+/// One counter to charge: `action` counted against `subject` under `limit`.
+/// `subject` is `ip:<address>` or `id:<whisperId>`; the store turns it into a key
+/// (`ratelimit:{subject}:{action}`, spec §12.2).
+public struct RateLimitBucket: Sendable, Equatable {
+    public let action: RateLimitAction
+    public let subject: String
+    public let limit: RateLimit
+
+    public init(action: RateLimitAction, subject: String, limit: RateLimit) {
+        self.action = action
+        self.subject = subject
+        self.limit = limit
+    }
+}
+
+/// Whom a hit counts against.
+public enum RateLimitSubject: Sendable, Equatable {
+    case ip(String)
+    case identity(String)
+
+    var scope: RateLimitScope {
+        switch self {
+        case .ip: return .ip
+        case .identity: return .identity
+        }
+    }
+
+    var key: String {
+        switch self {
+        case .ip(let address): return "ip:" + address
+        case .identity(let whisperId): return "id:" + whisperId
+        }
+    }
+}
+
+/// The answer of a rate-limit check.
+public enum RateLimitDecision: Sendable, Equatable {
+    case allowed
+    /// Refused; the earliest moment a retry can succeed is `retryAfterMs` from now.
+    case limited(retryAfterMs: Int64)
+}
+
+/// Shared counters (Redis, so limits hold across nodes).
+public protocol RateLimitStore {
+    /// Atomically: when every bucket has room, records one hit in each and answers
+    /// `.allowed`; otherwise records nothing and answers `.limited` with the longest wait.
+    /// `nonce` is unique per call (it names the hit inside the counters).
+    func hit(_ buckets: [RateLimitBucket], nonce: String, completion: @escaping StoreCompletion<RateLimitDecision>)
+}

@@ -1,0 +1,48 @@
+import WhisperOps
+
+/// Rate limits for any action (contract §10): one call charges the action against each
+/// given subject (the client IP and, when known, the whisperId) with the configured
+/// `"<count>/<seconds>"` limits, all or nothing, and counts refusals in
+/// `whisper_rate_limited_total{action}`.
+///
+/// The algorithm lives in the store (a sliding-window log in Redis, see `RedisRateLimitStore`):
+/// it is exact — at most `count` hits in any window of `seconds` — which GCRA and token
+/// buckets are not (both admit up to 2·count−1 hits in some window after a full burst).
+public final class RateLimiter {
+    private let limits: RateLimits
+    private let store: RateLimitStore
+    private let random: RandomSource
+    private let refused: [RateLimitAction: Counter]
+
+    public init(limits: RateLimits, store: RateLimitStore, random: RandomSource = SodiumRandom(),
+                metrics: WhisperMetrics? = nil) {
+        self.limits = limits
+        self.store = store
+        self.random = random
+        var refused: [RateLimitAction: Counter] = [:]
+        if let metrics {
+            for action in RateLimitAction.allCases { refused[action] = metrics.rateLimited.labels(action.rawValue) }
+        }
+        self.refused = refused
+    }
+
+    /// Charges one `action` hit to each subject. `.failure(.rateLimited)` when any limit is
+    /// exhausted (nothing is charged then), `.failure(.storage)` when the store failed.
+    public func check(_ action: RateLimitAction, subjects: [RateLimitSubject],
+                      completion: @escaping (Result<Void, ServiceError>) -> Void) {
+        let buckets = subjects.map { subject in
+            RateLimitBucket(action: action, subject: subject.key, limit: limits[action, subject.scope])
+        }
+        store.hit(buckets, nonce: random.hex(8)) { [refused] result in
+            switch result {
+            case .success(.allowed):
+                completion(.success(()))
+            case .success(.limited(let retryAfterMs)):
+                refused[action]?.increment()
+                completion(.failure(.rateLimited(retryAfterMs: max(1, retryAfterMs))))
+            case .failure(let error):
+                completion(.failure(.storage(error)))
+            }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import WhisperProtocol
+
+/// A live session as stored (`session:{hash}` → whisperId, deviceId, platform, expiry) and
+/// as cached on the socket that presented it.
+public struct SessionRecord: Sendable, Equatable {
+    public let hash: SessionHash
+    public let whisperId: WhisperID
+    public let deviceId: CanonicalUUID
+    public let platform: Platform
+    /// Epoch milliseconds; the store's TTL ends the session at the same moment.
+    public let expiresAtMillis: Int64
+
+    public init(hash: SessionHash, whisperId: WhisperID, deviceId: CanonicalUUID, platform: Platform,
+                expiresAtMillis: Int64) {
+        self.hash = hash
+        self.whisperId = whisperId
+        self.deviceId = deviceId
+        self.platform = platform
+        self.expiresAtMillis = expiresAtMillis
+    }
+
+    public func isExpired(atMillis now: Int64) -> Bool { now >= expiresAtMillis }
+}
+
+/// A newly issued session: the token goes to the client exactly once.
+public struct IssuedSession: Sendable {
+    public let token: SessionToken
+    public let record: SessionRecord
+}
+
+/// Which socket asked, so a revocation can spare the socket that caused it.
+public struct ConnectionRef: Sendable, Equatable {
+    /// Random per server process (`ServerShared.nodeId`).
+    public let node: String
+    public let connection: UInt64
+
+    public init(node: String, connection: UInt64) {
+        self.node = node
+        self.connection = connection
+    }
+}
+
+/// The caller of a use case: its IP (rate limits) and its socket.
+public struct ClientRef: Sendable, Equatable {
+    public let ip: String
+    public let connection: ConnectionRef
+
+    public init(ip: String, connection: ConnectionRef) {
+        self.ip = ip
+        self.connection = connection
+    }
+}

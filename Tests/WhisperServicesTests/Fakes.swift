@@ -1,0 +1,157 @@
+import WhisperOps
+import WhisperProtocol
+@testable import WhisperServices
+
+/// In-memory stores for the use-case tests. They answer synchronously, which the services
+/// must tolerate (the real stores answer later, on the loop).
+final class FakeChallenges: ChallengeStore {
+    var values: [CanonicalUUID: [UInt8]] = [:]
+    func put(_ id: CanonicalUUID, value: [UInt8], ttlSeconds: Int64, completion: @escaping StoreCompletion<Void>) {
+        values[id] = value
+        completion(.success(()))
+    }
+    func take(_ id: CanonicalUUID, completion: @escaping StoreCompletion<[UInt8]?>) {
+        completion(.success(values.removeValue(forKey: id)))
+    }
+}
+
+final class FakeSessions: SessionStore {
+    var records: [SessionHash: SessionRecord] = [:]
+    var notices: [RevocationNotice] = []
+
+    func createExclusive(_ session: SessionRecord, ttlSeconds: Int64, origin: ConnectionRef,
+                         completion: @escaping StoreCompletion<[SessionHash]>) {
+        let revoked = records.values.filter { $0.whisperId == session.whisperId }.map(\.hash)
+        for hash in revoked { records[hash] = nil }
+        records[session.hash] = session
+        if !revoked.isEmpty {
+            notices.append(RevocationNotice(reason: .newLogin, whisperId: session.whisperId.string, origin: origin, hashes: revoked))
+        }
+        completion(.success(revoked))
+    }
+    func find(_ hash: SessionHash, completion: @escaping StoreCompletion<SessionRecord?>) {
+        completion(.success(records[hash]))
+    }
+    func replace(_ old: SessionRecord, with new: SessionRecord, ttlSeconds: Int64, origin: ConnectionRef,
+                 completion: @escaping StoreCompletion<Bool>) {
+        guard records.removeValue(forKey: old.hash) != nil else { return completion(.success(false)) }
+        records[new.hash] = new
+        completion(.success(true))
+    }
+    func delete(_ session: SessionRecord, origin: ConnectionRef, completion: @escaping StoreCompletion<Bool>) {
+        completion(.success(records.removeValue(forKey: session.hash) != nil))
+    }
+    func revokeAll(of whisperId: WhisperID, reason: RevocationReason, completion: @escaping StoreCompletion<[SessionHash]>) {
+        let revoked = records.values.filter { $0.whisperId == whisperId }.map(\.hash)
+        for hash in revoked { records[hash] = nil }
+        completion(.success(revoked))
+    }
+}
+
+final class FakeIdentities: IdentityStore {
+    var users: [WhisperID: StoredIdentity] = [:]
+    var logins: [DeviceLogin] = []
+    /// The next `collisions` creates answer "taken", as a primary-key conflict would.
+    var collisions = 0
+    var candidates: [WhisperID] = []
+    var failure: StoreError?
+
+    func find(_ id: WhisperID, completion: @escaping StoreCompletion<StoredIdentity?>) {
+        if let failure { return completion(.failure(failure)) }
+        completion(.success(users[id]))
+    }
+    func create(_ id: WhisperID, keys: IdentityKeys, completion: @escaping StoreCompletion<Bool>) {
+        candidates.append(id)
+        if collisions > 0 || users[id] != nil {
+            collisions -= 1
+            return completion(.success(false))
+        }
+        users[id] = StoredIdentity(keys: keys, isBanned: false)
+        completion(.success(true))
+    }
+    func recordLogin(_ login: DeviceLogin, completion: @escaping StoreCompletion<Void>) {
+        logins.append(login)
+        completion(.success(()))
+    }
+}
+
+final class FakeRateLimits: RateLimitStore {
+    var charged: [[RateLimitBucket]] = []
+    var decision = RateLimitDecision.allowed
+    func hit(_ buckets: [RateLimitBucket], nonce: String, completion: @escaping StoreCompletion<RateLimitDecision>) {
+        charged.append(buckets)
+        completion(.success(decision))
+    }
+}
+
+/// A deterministic byte stream (SplitMix64), so minted ids and tokens are reproducible.
+final class SeededRandom: RandomSource, @unchecked Sendable {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    func bytes(_ count: Int) -> [UInt8] {
+        (0..<count).map { _ in
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return UInt8(truncatingIfNeeded: z ^ (z >> 31))
+        }
+    }
+}
+
+/// A service over fakes, plus a signing key that plays the client.
+struct AuthHarness {
+    let challenges = FakeChallenges()
+    let sessions = FakeSessions()
+    let identities = FakeIdentities()
+    let rateLimits = FakeRateLimits()
+    let metrics = WhisperMetrics(registry: MetricsRegistry(), includeProcessMetrics: false)
+    let service: AuthService
+    let client = ClientRef(ip: "192.0.2.7", connection: ConnectionRef(node: "n1", connection: 9))
+    static let now: Int64 = 1_763_820_000_000
+
+    init(maxMintAttempts: Int = 8, random: RandomSource = SeededRandom(seed: 42)) {
+        let limiter = RateLimiter(limits: .defaults, store: rateLimits, random: random, metrics: metrics)
+        service = AuthService(
+            settings: .init(challengeTTLSeconds: 60, sessionTTLSeconds: 604_800, maxMintAttempts: maxMintAttempts),
+            challenges: challenges, sessions: sessions, identities: identities, rateLimiter: limiter, random: random,
+            log: Log(level: .error, sink: MemoryLogSink()), metrics: metrics, now: { AuthHarness.now })
+    }
+
+    func begin(_ request: RegisterBeginPayload) -> Result<IssuedChallenge, ServiceError> {
+        var outcome: Result<IssuedChallenge, ServiceError>?
+        service.begin(request, client: client) { outcome = $0 }
+        return outcome ?? .failure(.internalFailure("no completion"))
+    }
+
+    func prove(_ request: RegisterProofPayload) -> Result<AuthService.Login, ServiceError> {
+        var outcome: Result<AuthService.Login, ServiceError>?
+        service.prove(request, client: client) { outcome = $0 }
+        return outcome ?? .failure(.internalFailure("no completion"))
+    }
+
+    /// Begin + a correctly signed proof for `key`.
+    func login(key: TestKey, deviceId: CanonicalUUID = .random(), whisperId: WhisperID? = nil,
+               encKey: [UInt8] = [UInt8](repeating: 9, count: 32)) -> Result<AuthService.Login, ServiceError> {
+        let begin = RegisterBeginPayload(whisperId: whisperId, deviceId: deviceId, platform: .ios)
+        guard case .success(let challenge) = self.begin(begin) else { return .failure(.internalFailure("begin failed")) }
+        return prove(proof(for: challenge, key: key, deviceId: deviceId, whisperId: whisperId, encKey: encKey))
+    }
+
+    func proof(for challenge: IssuedChallenge, key: TestKey, deviceId: CanonicalUUID, whisperId: WhisperID?,
+               encKey: [UInt8] = [UInt8](repeating: 9, count: 32)) -> RegisterProofPayload {
+        RegisterProofPayload(challengeId: challenge.id, deviceId: deviceId, platform: .ios, whisperId: whisperId,
+                             encPublicKey: encKey, signPublicKey: key.publicKey,
+                             signature: key.sign(challenge.challenge))
+    }
+}
+
+struct TestKey {
+    let publicKey: [UInt8]
+    let seed: [UInt8]
+    init(seed: UInt8) {
+        self.seed = [UInt8](repeating: seed, count: 32)
+        publicKey = Fixture.sign(seed: self.seed, message: []).publicKey
+    }
+    func sign(_ message: [UInt8]) -> [UInt8] { Fixture.sign(seed: seed, message: message).signature }
+}
