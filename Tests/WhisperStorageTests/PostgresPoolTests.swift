@@ -171,7 +171,7 @@ struct PostgresPoolTests {
                 return
             }
             #expect(error.isConnectionError)
-            #expect(seconds < 1)
+            #expect(seconds < 2.5)  // vs the 3 s connect_timeout, with slack for a loaded CI machine
         }
         #expect(await pool.ping() == false)
     }

@@ -179,7 +179,7 @@ struct RedisClientTests {
             }
         }
         #expect(outcomes == [.timeout, .timeout])
-        #expect(seconds < 1.5)
+        #expect(seconds < 1.9)  // the BLPOP itself would answer at 2 s
         #expect(await eventually(within: 5) { client.isConnected })
         #expect(try await client.send(["PING"]) == .status("PONG"))
         #expect(client.reconnectCount >= 1)
@@ -195,7 +195,7 @@ struct RedisClientTests {
         try await Task.sleep(nanoseconds: 200_000_000)
         let (result, seconds) = await measure { await attempt(client, ["PING"]) }
         #expect(result.failureValue == .disconnected)
-        #expect(seconds < 0.5)
+        #expect(seconds < 2)  // vs the 5 s command timeout: failing fast, with slack for a loaded CI machine
         #expect(client.isConnected == false)
         client.close()
     }

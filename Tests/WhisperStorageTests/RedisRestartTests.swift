@@ -26,7 +26,7 @@ struct RedisRestartTests {
             for _ in 0..<3 {
                 let (result, seconds) = await measure { await attempt(client, ["PING"]) }
                 #expect(result.failureValue == .disconnected)
-                #expect(seconds < 0.5, "a command during the outage took \(seconds) s")
+                #expect(seconds < 2, "a command during the outage took \(seconds) s")
             }
 
             try await server.startServer()
