@@ -49,8 +49,6 @@ final class HTTPSession: ConnectionDelegate {
             case .request(let request):
                 requestStartedAt = parser.bufferedByteCount > 0 ? connection.loop.now : 0
                 handle(request)
-            default:
-                return
             }
         }
     }

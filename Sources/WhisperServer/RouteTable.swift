@@ -35,8 +35,6 @@ struct RouteTable: Sendable {
             respond(.methodNotAllowed(allowed: allowed))
         case .notFound:
             respond(.error(status: .notFound, code: "NOT_FOUND", message: "no such endpoint"))
-        default:
-            respond(.error(status: .badRequest, code: "INVALID_PAYLOAD", message: "invalid request path"))
         }
     }
 }
