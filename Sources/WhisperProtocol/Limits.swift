@@ -19,10 +19,23 @@ public struct Limits: Sendable, Equatable {
     /// Decoded ciphertext of a text message: 8,000 + 16 = 8,016 (contract §5).
     public var maxTextCiphertextBytes: Int { maxTextPlaintextBytes + boxTagBytes }
 
+    /// `reactions` (passed through, spec §4.1): at most this many emoji keys per message…
+    public var maxReactionKeys = 32
+    /// …each key 1…this many UTF-8 bytes (an emoji with modifiers and ZWJ joins stays well below).
+    public var maxReactionKeyBytes = 64
+
     // MARK: Attachments (decimal bytes of ciphertext, contract §14)
     public var maxImageBytes = 15_000_000
     public var maxVoiceBytes = 25_000_000
     public var maxFileBytes = 50_000_000
+    /// `attachment.objectKey`: the presign answer's `att/YYYY/MM/<uuid>.bin` is 51 bytes; this
+    /// leaves room for other stores' key layouts while bounding what the server records.
+    public var maxAttachmentObjectKeyBytes = 512
+    /// `attachment.contentType`: RFC 6838 §4.2 caps type and subtype at 127 characters each.
+    public var maxAttachmentContentTypeBytes = 255
+    /// `attachment.fileKeyBox.ciphertext`, decoded: a boxed 32-byte file key is 48 bytes; the cap
+    /// leaves room for a future key format without letting the field carry data.
+    public var maxFileKeyBoxCiphertextBytes = 256
     /// Decoded contacts-backup blob.
     public var maxContactsBackupBytes = 5_000_000
 

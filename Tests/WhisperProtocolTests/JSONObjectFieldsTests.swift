@@ -80,4 +80,23 @@ import Testing
         #expect(error { try p.requireWhisperID("wid_lower") } == .invalidWhisperID(field: "wid_lower"))
         #expect(error { try p.requireGroupID("uuid") } == .invalidGroupID(field: "uuid"))
     }
+
+    @Test func optionalUUID_treatsAbsentAndNullAsNone_andValidatesTheRest() throws {
+        let p = Self.payload
+        #expect(try p.optionalUUID("uuid")?.string == "3f2504e0-4f89-11d3-9a0c-0305e82c3301")
+        #expect(try p.optionalUUID("n") == nil)
+        #expect(try p.optionalUUID("absent") == nil)
+        #expect(error { try p.optionalUUID("s") } == .invalidUUID(field: "s"))
+        #expect(error { try p.optionalUUID("i") } == .wrongType(field: "i", expected: .string))
+    }
+
+    @Test func timestamp_isANonNegativeInteger() throws {
+        let zero: JSONObject = ["t": 0], max: JSONObject = ["t": .int(Int64.max)]
+        let negative: JSONObject = ["t": -1], fraction: JSONObject = ["t": 1.0], empty: JSONObject = [:]
+        #expect(try zero.requireTimestamp("t") == 0)
+        #expect(try max.requireTimestamp("t") == Int64.max)
+        #expect(error { try negative.requireTimestamp("t") } == .outOfRange(field: "t"))
+        #expect(error { try fraction.requireTimestamp("t") } == .wrongType(field: "t", expected: .int))
+        #expect(error { try empty.requireTimestamp("t") } == .missingField("t"))
+    }
 }

@@ -19,6 +19,11 @@ import Testing
         #expect(limits.maxContactsBackupBytes == 5_000_000)
         #expect(limits.maxGroupMembers == 256)
         #expect(limits.maxJSONDepth == 32)
+        #expect(limits.maxReactionKeys == 32)
+        #expect(limits.maxReactionKeyBytes == 64)
+        #expect(limits.maxAttachmentObjectKeyBytes == 512)
+        #expect(limits.maxAttachmentContentTypeBytes == 255)
+        #expect(limits.maxFileKeyBoxCiphertextBytes == 256)
     }
 
     @Test func frameJSONLimitsFollowTheFrameLimits() {

@@ -83,6 +83,21 @@ extension JSONObject {
         return uuid
     }
 
+    /// Absent or `null` → `nil`; otherwise it must be a UUID (any case).
+    public func optionalUUID(_ key: String) throws(PayloadError) -> CanonicalUUID? {
+        guard let text = try optionalString(key) else { return nil }
+        guard let uuid = CanonicalUUID(text) else { throw .invalidUUID(field: key) }
+        return uuid
+    }
+
+    /// An integer timestamp (Unix epoch milliseconds, contract §2) that is not negative. Whether it
+    /// is near server time is the handler's check (`INVALID_TIMESTAMP`), not a schema rule.
+    public func requireTimestamp(_ key: String) throws(PayloadError) -> Int64 {
+        let value = try requireInt64(key)
+        guard value >= 0 else { throw .outOfRange(field: key) }
+        return value
+    }
+
     public func requireWhisperID(_ key: String) throws(PayloadError) -> WhisperID {
         guard let id = WhisperID.validate(try requireString(key)) else { throw .invalidWhisperID(field: key) }
         return id
