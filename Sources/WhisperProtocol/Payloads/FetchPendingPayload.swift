@@ -1,0 +1,42 @@
+/// `fetch_pending` (spec §5.2, contract §5), client → server, privileged:
+///
+///     {"protocolVersion":1,"cryptoVersion":1,"sessionToken":"…","cursor":"<opaque>"|null?,"limit":1…200|null?}
+///
+/// `cursor` is the `nextCursor` of the previous `pending_messages` page (absent or `null`: start at
+/// the oldest pending message); `limit` defaults to `Limits.fetchPendingDefaultLimit` (50) and may
+/// be at most `Limits.fetchPendingMaxLimit` (200).
+public struct FetchPendingPayload: Sendable, Equatable {
+    public static let type = "fetch_pending"
+    public static let cursorKey = "cursor"
+    public static let limitKey = "limit"
+    public static let allowedKeys: Set<String> = PrivilegedPayload.commonKeys.union([cursorKey, limitKey])
+
+    /// Where the page starts (exclusive); `nil` for the oldest pending message.
+    public let cursor: PendingCursor?
+    /// Page size, 1…`Limits.fetchPendingMaxLimit`.
+    public let limit: Int
+
+    public init(cursor: PendingCursor?, limit: Int) {
+        self.cursor = cursor
+        self.limit = limit
+    }
+
+    public init(parsing payload: JSONObject, limits: Limits = .default) throws(PayloadError) {
+        try payload.rejectUnknownKeys(allowed: Self.allowedKeys)
+        if let text = try payload.optionalString(Self.cursorKey) {
+            guard let cursor = PendingCursor(text) else { throw .invalidValue(field: Self.cursorKey) }
+            self.cursor = cursor
+        } else {
+            cursor = nil
+        }
+        if let requested = try payload.optionalInt64(Self.limitKey) {
+            // Compared as Int64, so a huge value is out of range rather than a trapping conversion.
+            guard requested >= 1, requested <= Int64(limits.fetchPendingMaxLimit) else {
+                throw .outOfRange(field: Self.limitKey)
+            }
+            limit = Int(truncatingIfNeeded: requested)
+        } else {
+            limit = limits.fetchPendingDefaultLimit
+        }
+    }
+}

@@ -1,0 +1,123 @@
+/// `send_message` (spec §4.1, contract §5), client → server, privileged:
+///
+///     {"protocolVersion":1,"cryptoVersion":1,"sessionToken":"…",
+///      "messageId":"<uuid>","from":"WSP-…","to":"WSP-…","msgType":"text|image|voice|file|system",
+///      "timestamp":<ms>,"nonce":"base64(24)","ciphertext":"base64","sig":"base64(64)",
+///      "replyTo":"<uuid>"|null?,"reactions":{…}|null?,"attachment":{…}|null?}
+///
+/// The gateway has already checked the versions and the session token; this type checks the rest
+/// of the shape and sizes (`INVALID_PAYLOAD`). The checks that need state — `from` is the session's
+/// id, the timestamp window, the signature, the recipient — are the messaging service's.
+///
+/// Nothing signed is re-encoded (contract §14): `deliveryPayload` is built from the sender's exact
+/// bytes, and `signedBytes()` from the decoded strings exactly as sent (no case folding).
+public struct SendMessagePayload: Sendable, Equatable {
+    public static let type = "send_message"
+    public static let nonceBytes = 24
+    public static let signatureBytes = 64
+
+    /// The members of `message_received` (spec §4.2), always present, in this order…
+    public static let deliveredKeys = ["messageId", "from", "to", "msgType", "timestamp", "nonce", "ciphertext", "sig"]
+    /// …then these, each only if the sender wrote it (a `null` is passed on as `null`).
+    public static let optionalDeliveredKeys = ["replyTo", MessageReactions.key, AttachmentPointer.key]
+    public static let allowedKeys: Set<String> = PrivilegedPayload.commonKeys
+        .union(deliveredKeys).union(optionalDeliveredKeys)
+
+    /// Lower case, for idempotency keys and look-ups (contract §2).
+    public let messageId: CanonicalUUID
+    /// Exactly as sent (decoded JSON string): what the signature covers.
+    public let messageIdText: String
+    public let from: WhisperID
+    public let to: WhisperID
+    public let kind: MessageKind
+    /// Unix epoch milliseconds, ≥ 0; the ±10 min window is the service's check.
+    public let timestamp: Int64
+    /// Ed25519 over SHA-256(`signedBytes()`), 64 bytes.
+    public let signature: [UInt8]
+    /// Decoded ciphertext length, for logs and metrics (contract §12: sizes only).
+    public let ciphertextByteCount: Int
+    public let replyTo: CanonicalUUID?
+    /// The attachment pointer, when present and not `null` (for download rights and GC).
+    public let attachment: AttachmentPointer?
+    /// The complete `message_received` payload object, ready for `MessageFrames.messageReceived`
+    /// and for the pending queue.
+    public let deliveryPayload: [UInt8]
+
+    /// Signed text fields as sent (decoded JSON strings), for `signedBytes()`.
+    let nonceText: String
+    let ciphertextText: String
+
+    public init(parsing frame: InboundFrame, limits: Limits = .default) throws(PayloadError) {
+        let payload = frame.payload
+        try payload.rejectUnknownKeys(allowed: Self.allowedKeys)
+        messageIdText = try payload.requireString("messageId")
+        guard let uuid = CanonicalUUID(messageIdText) else { throw .invalidUUID(field: "messageId") }
+        messageId = uuid
+        from = try payload.requireWhisperID("from")
+        to = try payload.requireWhisperID("to")
+        kind = try MessageKind.require(in: payload)
+        timestamp = try payload.requireTimestamp("timestamp")
+        nonceText = try payload.requireString("nonce")
+        _ = try payload.requireBase64("nonce", exactByteCount: Self.nonceBytes)
+        ciphertextText = try payload.requireString("ciphertext")
+        // Text and system messages are capped (contract §5); media kinds carry their bytes in the
+        // attachment, so their ciphertext is bounded only by the frame size.
+        let maxCiphertext = kind.hasTextCiphertextCap ? limits.maxTextCiphertextBytes : limits.maxWebSocketMessageBytes
+        ciphertextByteCount = try payload.requireBase64Length("ciphertext", maxByteCount: maxCiphertext)
+        guard ciphertextByteCount >= 1 else { throw .invalidValue(field: "ciphertext") }
+        signature = try payload.requireBase64("sig", exactByteCount: Self.signatureBytes)
+        replyTo = try payload.optionalUUID("replyTo")
+        try MessageReactions.validateOptional(in: payload, limits: limits)
+        attachment = try AttachmentPointer.optional(in: payload, limits: limits)
+        deliveryPayload = Self.deliveryPayload(of: frame)
+    }
+
+    /// The bytes the signature covers (spec §3.5, contract §5), from the fields exactly as sent.
+    public func signedBytes() -> [UInt8] {
+        CanonicalSigning.signedBytes(
+            messageType: Self.type,
+            messageId: messageIdText,
+            from: from.string,
+            toOrGroupId: to.string,
+            timestampMillis: timestamp,
+            nonceBase64: nonceText,
+            ciphertextBase64: ciphertextText
+        )
+    }
+
+    /// `{"messageId":…,…,"sig":…[,"replyTo":…][,"reactions":…][,"attachment":…]}` with every value
+    /// spliced from the frame's bytes; `sessionToken` and the versions are left behind.
+    static func deliveryPayload(of frame: InboundFrame) -> [UInt8] {
+        var members: [(key: String, raw: ArraySlice<UInt8>?)] = []
+        members.reserveCapacity(deliveredKeys.count + optionalDeliveredKeys.count)
+        var capacity = 2
+        for key in deliveredKeys {
+            let raw = frame.rawPayloadValue(forKey: key)
+            members.append((key, raw))
+            capacity += key.utf8.count + 4 + (raw?.count ?? 0)
+        }
+        for key in optionalDeliveredKeys where frame.payload.contains(key) {
+            let raw = frame.rawPayloadValue(forKey: key)
+            members.append((key, raw))
+            capacity += key.utf8.count + 4 + (raw?.count ?? 0)
+        }
+        var writer = JSONWriter(capacity: capacity)
+        writer.beginObject()
+        for member in members {
+            if let raw = member.raw {
+                writer.member(member.key, raw: raw)
+            } else {
+                // Only a frame built in code lacks spans; re-encode its value (parsed values are
+                // always encodable, so the fallback `null` is unreachable from the wire).
+                writer.key(member.key)
+                do {
+                    try writer.value(frame.payload[member.key] ?? .null)
+                } catch {
+                    writer.null()
+                }
+            }
+        }
+        writer.endObject()
+        return writer.bytes
+    }
+}

@@ -1,0 +1,19 @@
+import Testing
+@testable import WhisperProtocol
+
+@Suite struct MessageKindTests {
+    @Test func rawValuesAreTheWireNames() {
+        #expect(MessageKind.allCases.map(\.rawValue) == ["text", "image", "voice", "file", "system"])
+    }
+
+    @Test func onlyTextAndSystem_haveTheTextCiphertextCap() {
+        #expect(MessageKind.allCases.filter(\.hasTextCiphertextCap) == [.text, .system])
+    }
+
+    @Test func require_rejectsOtherStrings_andNonStrings() {
+        #expect(MessageFixture.error { () throws(PayloadError) in _ = try MessageKind.require(in: ["msgType": "Text"]) }
+                    == .invalidValue(field: "msgType"))
+        #expect(MessageFixture.error { () throws(PayloadError) in _ = try MessageKind.require(in: ["msgType": 1]) }
+                    == .wrongType(field: "msgType", expected: .string))
+    }
+}
