@@ -1,0 +1,84 @@
+/// Server frames of 1:1 messaging (spec §4, §5; contract §5). Each returns the complete frame.
+///
+/// Payloads that carry what a client sent (`message_received`, `pending_messages`) splice the
+/// stored `deliveryPayload` bytes unchanged (contract §14); ids are written as the client spelt
+/// them (`messageIdText`), since the sender matches acknowledgements against its own outbox.
+public enum MessageFrames {
+    public static let messageAcceptedType = "message_accepted"
+    public static let messageReceivedType = "message_received"
+    public static let pendingMessagesType = "pending_messages"
+    public static let messageDeliveredType = "message_delivered"
+    public static let receiptAcceptedType = "receipt_accepted"
+    /// `message_accepted.status`: the only value (spec §4.1; the client state machine's "sent").
+    public static let sentStatus = "sent"
+
+    /// Reply to `send_message`, for a new message and for a repeat alike (spec §5.6).
+    ///
+    ///     {"type":"message_accepted","requestId"?,"payload":{"messageId":…,"status":"sent","serverTime":…}}
+    public static func messageAccepted(messageIdText: String, serverTime: Int64, requestId: String?) -> [UInt8] {
+        OutboundFrame.encode(type: messageAcceptedType, requestId: requestId) { writer in
+            writer.member("messageId", messageIdText)
+            writer.member("status", sentStatus)
+            writer.member("serverTime", serverTime)
+        }
+    }
+
+    /// A message for its recipient, live (spec §4.2). Not a reply: no `requestId`.
+    ///
+    ///     {"type":"message_received","payload":<deliveryPayload>}
+    public static func messageReceived(deliveryPayload: [UInt8]) -> [UInt8] {
+        messageReceived(deliveryPayload: deliveryPayload[...])
+    }
+
+    public static func messageReceived(deliveryPayload: ArraySlice<UInt8>) -> [UInt8] {
+        let prefix = #"{"type":"message_received","payload":"#
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(prefix.utf8.count + deliveryPayload.count + 1)
+        bytes.append(contentsOf: prefix.utf8)
+        bytes.append(contentsOf: deliveryPayload)
+        bytes.append(ASCII.closeBrace)
+        return bytes
+    }
+
+    /// Reply to `fetch_pending` (spec §5.2): stored `message_received` payloads, oldest first;
+    /// `nextCursor` only when more remain.
+    ///
+    ///     {"type":"pending_messages","requestId"?,"payload":{"messages":[<raw>,…],"nextCursor":"ms-seq"?}}
+    public static func pendingMessages(payloads: [ArraySlice<UInt8>], nextCursor: PendingCursor?, requestId: String?) -> [UInt8] {
+        // A page is up to 200 payloads of ~1 KB (text) to ~680 KB (a frame-sized media message):
+        // size the buffer once instead of doubling through the page.
+        var capacity = 128 + (requestId?.utf8.count ?? 0) + payloads.count
+        for payload in payloads { capacity += payload.count }
+        return OutboundFrame.encode(type: pendingMessagesType, requestId: requestId, capacity: capacity) { writer in
+            writer.key("messages")
+            writer.beginArray()
+            for payload in payloads { writer.raw(payload) }
+            writer.endArray()
+            if let nextCursor { writer.member("nextCursor", nextCursor.text) }
+        }
+    }
+
+    /// A receipt forwarded to the message's original sender (spec §4.3, contract §5); sent live
+    /// or right after the sender's next login. Not a reply: no `requestId`.
+    ///
+    ///     {"type":"message_delivered","payload":{"messageId":…,"from":…,"status":…,"timestamp":…}}
+    public static func messageDelivered(messageIdText: String, from: WhisperID, status: ReceiptStatus, timestamp: Int64) -> [UInt8] {
+        OutboundFrame.encode(type: messageDeliveredType, requestId: nil) { writer in
+            writer.member("messageId", messageIdText)
+            writer.member("from", from.string)
+            writer.member("status", status.rawValue)
+            writer.member("timestamp", timestamp)
+        }
+    }
+
+    /// Reply to `delivery_receipt`. The spec defines no acknowledgement; this one tells the client
+    /// the receipt was processed, so it can stop retrying it.
+    ///
+    ///     {"type":"receipt_accepted","requestId"?,"payload":{"messageId":…,"status":…}}
+    public static func receiptAccepted(messageIdText: String, status: ReceiptStatus, requestId: String?) -> [UInt8] {
+        OutboundFrame.encode(type: receiptAcceptedType, requestId: requestId) { writer in
+            writer.member("messageId", messageIdText)
+            writer.member("status", status.rawValue)
+        }
+    }
+}
