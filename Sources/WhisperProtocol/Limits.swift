@@ -43,6 +43,8 @@ public struct Limits: Sendable, Equatable {
     public var pendingTTLSeconds: Int64 = 72 * 3600
     public var fetchPendingDefaultLimit = 50
     public var fetchPendingMaxLimit = 200
+    /// Events (`message_delivered`, …) kept for an offline user; the oldest go first.
+    public var maxKeptEventsPerUser = 1_000
 
     // MARK: Sessions and time
     public var sessionTTLSeconds: Int64 = 7 * 24 * 3600

@@ -69,5 +69,8 @@ enum FrameRoutes {
         RegisterProofPayload.type: .open(IdentityFrames.registerProof),
         "session_refresh": .privileged(IdentityFrames.sessionRefresh),
         "logout": .privileged(IdentityFrames.logout),
+        SendMessagePayload.type: .privileged(MessagingFrames.sendMessage),
+        FetchPendingPayload.type: .privileged(MessagingFrames.fetchPending),
+        DeliveryReceiptPayload.type: .privileged(MessagingFrames.deliveryReceipt),
     ]
 }

@@ -9,20 +9,50 @@ import WhisperStorage
 /// Touched only on its loop's thread, so none of it needs a lock.
 final class LoopContext {
     let loop: EventLoop
+    /// This loop's position in the node (`LiveRoute.loop`).
+    let index: Int
     let shared: ServerShared
     let redis: RedisClient
     let auth: AuthService
     let registry: ConnectionRegistry
+    let recipients: RecipientDirectory
+    private(set) lazy var messaging = makeMessagingService()
+    private let sendRateLimiter: RateLimiter
+    let messageStore: RedisMessageStore
+    let presence: RedisPresence
     private var httpSessions: [UInt64: HTTPSession] = [:]
     private var webSockets: [UInt64: WebSocketSession] = [:]
     private var listeners: [Listener] = []
 
-    init(loop: EventLoop, shared: ServerShared, redis: RedisClient) {
+    init(loop: EventLoop, index: Int, shared: ServerShared, redis: RedisClient) {
         self.loop = loop
+        self.index = index
         self.shared = shared
         self.redis = redis
         self.registry = ConnectionRegistry(node: shared.nodeId, authenticatedGauge: shared.metrics.authenticatedConnections)
         self.auth = LoopContext.makeAuthService(loop: loop, shared: shared, redis: redis)
+        let limits = Limits.default
+        let pendingTTLMillis = limits.pendingTTLSeconds * 1000
+        self.recipients = RecipientDirectory(identities: PostgresIdentityStore(pool: shared.postgres, loop: loop),
+                                             now: Clock.epochMillis)
+        self.messageStore = RedisMessageStore(
+            redis: redis, keys: shared.redisKeys, node: shared.nodeId,
+            settings: .init(pendingTTLMillis: pendingTTLMillis, peerTTLMillis: limits.directPeerWindowSeconds * 1000,
+                            maxPendingPerUser: shared.config.maxPendingPerUser, eventTTLMillis: pendingTTLMillis,
+                            maxEventsPerUser: limits.maxKeptEventsPerUser))
+        self.presence = RedisPresence(redis: redis, keys: shared.redisKeys, node: shared.nodeId,
+                                      settings: .init(pendingTTLMillis: pendingTTLMillis))
+        self.sendRateLimiter = RateLimiter(limits: shared.config.rateLimits,
+                                           store: RedisRateLimitStore(redis: redis, keys: shared.redisKeys),
+                                           metrics: shared.metrics.base)
+        registry.onLeave = { [unowned self] socket, whisperId in self.wentOffline(socket, as: whisperId) }
+    }
+
+    private func makeMessagingService() -> MessagingService {
+        MessagingService(settings: .init(timestampSkewMillis: Limits.default.timestampSkewMillis), store: messageStore,
+                         router: LoopRouter(context: self), recipients: recipients, rateLimiter: sendRateLimiter,
+                         verifier: SignatureVerifier(histogram: shared.metrics.base.ed25519Verify), log: shared.log,
+                         metrics: shared.metrics.base, now: Clock.epochMillis)
     }
 
     private static func makeAuthService(loop: EventLoop, shared: ServerShared, redis: RedisClient) -> AuthService {
@@ -39,9 +69,61 @@ final class LoopContext {
                            rateLimiter: rateLimiter, log: shared.log, metrics: shared.metrics.base, now: Clock.epochMillis)
     }
 
-    /// A revocation notice from any node (through `RevocationListener`).
+    /// A revocation notice from any node (through `RevocationListener`). A ban also makes
+    /// the identity's cached recipient status stale.
     func applyRevocation(_ notice: RevocationNotice) {
+        if notice.reason == .banned, let whisperId = WhisperID.validate(notice.whisperId) { recipients.forget(whisperId) }
         registry.apply(notice, now: loop.now)
+    }
+
+    // MARK: Presence and live delivery
+
+    func route(of socket: WebSocketSession) -> LiveRoute {
+        LiveRoute(node: shared.nodeId, loop: index, connection: socket.connection.id)
+    }
+
+    /// `socket` now holds `whisperId`: frames for the user are routed here from now on, and
+    /// the events kept while it was offline are sent first, in order. `then` runs after.
+    func cameOnline(_ socket: WebSocketSession, as whisperId: WhisperID, then: @escaping () -> Void) {
+        presence.online(whisperId, at: route(of: socket)) { [shared] result in
+            switch result {
+            case .success(let events):
+                for frame in events { socket.send(frame) }
+            case .failure(let error):
+                shared.log.warn("presence_online_failed", connId: socket.connection.id, whisperId: whisperId.string,
+                                ["reason": .string(error.description)])
+            }
+            then()
+        }
+    }
+
+    private func wentOffline(_ socket: WebSocketSession, as whisperId: WhisperID) {
+        presence.offline(whisperId, at: route(of: socket)) { [shared] result in
+            if case .failure(let error) = result {
+                shared.log.warn("presence_offline_failed", connId: socket.connection.id, whisperId: whisperId.string,
+                                ["reason": .string(error.description)])
+            }
+        }
+    }
+
+    /// Writes a routed frame to `user`'s sockets on this loop. Nobody there (the socket just
+    /// closed): a message stays in the pending queue; an event is kept for the next login.
+    func deliverLocal(_ frame: [UInt8], to user: WhisperID, kind: DeliveryKind, receivedAtMicros: Int64) {
+        let sockets = registry.sockets(of: user)
+        guard !sockets.isEmpty else {
+            guard kind == .event else { return }
+            messageStore.keepEvent(frame, for: user) { [shared] result in
+                if case .failure(let error) = result {
+                    shared.log.warn("event_keep_failed", whisperId: user.string, ["reason": .string(error.description)])
+                }
+            }
+            return
+        }
+        for socket in sockets { socket.send(frame) }
+        guard kind == .message else { return }
+        shared.metrics.deliveredLive(receivedAtMicros: receivedAtMicros)
+        shared.log.info("message_delivered", connId: sockets.first?.connection.id, whisperId: user.string,
+                        ["path": "live", "bytes": .int(frame.count)])
     }
 
     /// After the revocation subscriber (re)connected: notices may have been lost, so check
@@ -69,6 +151,22 @@ final class LoopContext {
             listeners.append(listener)
         }
         scheduleTick()
+        if index == 0 { heartbeat() }
+    }
+
+    /// Loop 0 of every node: renew the node's liveness key (routes to a dead node are
+    /// ignored), sweep expired pending queues, refresh `whisper_pending_messages`.
+    private func heartbeat() {
+        presence.heartbeat { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let count): self.shared.metrics.base.pendingMessages.set(Int(clamping: max(0, count)))
+            case .failure(let error): self.shared.log.warn("heartbeat_failed", ["reason": .string(error.description)])
+            }
+            var delay: UInt64 = 5_000_000_000
+            if case .failure = result { delay = 1_000_000_000 }
+            self.loop.schedule(afterNanoseconds: delay) { [weak self] in self?.heartbeat() }
+        }
     }
 
     func boundPort(_ kind: ListenerKind) -> Int? {

@@ -6,12 +6,23 @@ import WhisperProtocol
 final class ServerMetrics: Sendable {
     let base: WhisperMetrics
     private let errorsByCode: [ErrorCode: Counter]
+    private let deliveredLiveCounter: Counter
 
     init(_ base: WhisperMetrics) {
         self.base = base
         var errors: [ErrorCode: Counter] = [:]
         for code in ErrorCode.allCases { errors[code] = base.errors.labels(code.rawValue) }
         self.errorsByCode = errors
+        self.deliveredLiveCounter = base.messagesDelivered.labels("live")
+    }
+
+    /// A `message_received` written to its recipient's socket: counted, and the time since
+    /// the server read the `send_message` (on whichever node) goes into
+    /// `whisper_routing_latency_seconds`.
+    func deliveredLive(receivedAtMicros: Int64) {
+        deliveredLiveCounter.increment()
+        let elapsed = Clock.epochMicros() - receivedAtMicros
+        if receivedAtMicros > 0, elapsed >= 0 { base.routingLatency.observe(Double(elapsed) / 1e6) }
     }
 
     func exposition() -> String { base.registry.exposition() }

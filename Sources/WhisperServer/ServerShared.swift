@@ -24,6 +24,8 @@ final class ServerShared: Sendable {
     /// a revocation is not closed by it.
     let nodeId: String
     let redisKeys: RedisKeys
+    /// Hands routed frames to the loop holding the socket.
+    let deliveryHub = DeliveryHub()
     private let publicRoutes: RouteTable
     private let adminRoutes: RouteTable
     private let draining = Atomic<Bool>(false)

@@ -15,6 +15,7 @@ public final class WhisperServer: Sendable {
     private let group: EventLoopGroup
     private let contexts: [LoopBound<LoopContext>]
     private let revocations: RevocationListener
+    private let deliveries: DeliveryListener
 
     /// Ports actually bound (useful when the configuration asked for port 0).
     public let publicPort: Int
@@ -40,11 +41,11 @@ public final class WhisperServer: Sendable {
         var contexts: [LoopBound<LoopContext>] = []
         // The first loop binds first, so that a requested port 0 becomes one concrete port
         // that the other loops then share through SO_REUSEPORT.
-        for loop in group.loops {
+        for (index, loop) in group.loops.enumerated() {
             let (publicBound, adminBound, context) = try WhisperServer.onLoop(loop) { () throws -> (Int, Int, LoopBound<LoopContext>) in
                 let redis = RedisClient(configuration: WhisperServer.redisConfiguration(config.redis), loop: loop, log: storageLog)
                 redis.start()
-                let context = LoopContext(loop: loop, shared: shared, redis: redis)
+                let context = LoopContext(loop: loop, index: index, shared: shared, redis: redis)
                 try context.start(publicAddress: publicAddress, adminAddress: adminAddress, tls: tls)
                 return (context.boundPort(.public) ?? 0, context.boundPort(.admin) ?? 0, LoopBound(context, loop: loop))
             }
@@ -53,10 +54,14 @@ public final class WhisperServer: Sendable {
             contexts.append(context)
         }
         self.contexts = contexts
+        shared.deliveryHub.attach(contexts)
         let subscriber = RedisSubscriber(configuration: WhisperServer.redisConfiguration(config.redis),
                                          loop: group.loops[0], log: storageLog)
         revocations = RevocationListener(subscriber: subscriber, channel: shared.redisKeys.revocationChannel,
                                          contexts: contexts, log: log)
+        deliveries = DeliveryListener(subscriber: subscriber, channel: shared.redisKeys.deliveryChannel(shared.nodeId),
+                                      hub: shared.deliveryHub, log: log)
+        deliveries.start()
         revocations.start()
         self.publicPort = publicAddress.port
         self.adminPort = adminAddress.port

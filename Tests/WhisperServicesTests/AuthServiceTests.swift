@@ -168,7 +168,7 @@ import WhisperProtocol
         let harness = AuthHarness()
         let token = SessionToken.generate(using: SeededRandom(seed: 1))
         let record = SessionRecord(hash: token.hash, whisperId: WhisperID.random(), deviceId: .random(), platform: .ios,
-                                   expiresAtMillis: AuthHarness.now)
+                                   signPublicKey: [UInt8](repeating: 7, count: 32), expiresAtMillis: AuthHarness.now)
         harness.sessions.records[record.hash] = record
         var found: Result<SessionRecord, ServiceError>?
         harness.service.authenticate(record.hash) { found = $0 }

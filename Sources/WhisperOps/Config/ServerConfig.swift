@@ -25,6 +25,7 @@
 /// | `WHISPER_TEST_ECHO` | false | TEST ONLY, never in production: `/ws` echoes text messages instead of running the protocol (Autobahn suite) |
 /// | `WHISPER_CHALLENGE_TTL_SECONDS` | 60 | lifetime of a `register_challenge`, 1–3600 |
 /// | `WHISPER_SESSION_TTL_SECONDS` | 604800 (7 days) | lifetime of a session token, 60–2592000 |
+/// | `WHISPER_MAX_PENDING_PER_USER` | 10000 | messages one user's pending queue may hold; a send beyond it gets `RATE_LIMITED`, 1–10000000 |
 /// | `WHISPER_RATE_<ACTION>[_IP]` | see `RateLimits` | `<count>/<seconds>` |
 ///
 /// Booleans are `1|true|yes` / `0|false|no`, case-insensitive. An empty value counts as unset.
@@ -57,6 +58,8 @@ public struct ServerConfig: Sendable {
     public var challengeTTLSeconds: Int
     /// Spec §11 SESSION_TTL_DAYS, in seconds.
     public var sessionTTLSeconds: Int
+    /// Messages one recipient's pending queue may hold (abuse bound; a full queue refuses sends).
+    public var maxPendingPerUser: Int
     public var rateLimits: RateLimits
     /// `WHISPER_*` names that were set but mean nothing here (sorted), for a start-up warning.
     public var unrecognizedVariables: [String]
@@ -102,6 +105,7 @@ public struct ServerConfig: Sendable {
             testEcho: try env.bool("WHISPER_TEST_ECHO", default: false),
             challengeTTLSeconds: try env.integer("WHISPER_CHALLENGE_TTL_SECONDS", default: 60, in: 1...3600),
             sessionTTLSeconds: try env.integer("WHISPER_SESSION_TTL_SECONDS", default: 7 * 86_400, in: 60...30 * 86_400),
+            maxPendingPerUser: try env.integer("WHISPER_MAX_PENDING_PER_USER", default: 10_000, in: 1...10_000_000),
             rateLimits: try RateLimits.load(from: env),
             unrecognizedVariables: [])
         try config.checkConsistency()
@@ -171,7 +175,7 @@ public struct ServerConfig: Sendable {
             "WHISPER_WS_PING_INTERVAL_SECONDS", "WHISPER_MAX_WS_MESSAGE_BYTES",
             "WHISPER_OUTPUT_BUFFER_LIMIT_BYTES", "WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS",
             "WHISPER_DRAIN_TIMEOUT_SECONDS", "WHISPER_TEST_ECHO", "WHISPER_CHALLENGE_TTL_SECONDS",
-            "WHISPER_SESSION_TTL_SECONDS",
+            "WHISPER_SESSION_TTL_SECONDS", "WHISPER_MAX_PENDING_PER_USER",
         ]
         names.formUnion(S3Settings.variables)
         for action in RateLimitAction.allCases {

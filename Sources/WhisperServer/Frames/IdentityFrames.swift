@@ -38,13 +38,18 @@ enum IdentityFrames {
                 defer { done() }
                 switch result {
                 case .success(let login):
-                    socket.context.registry.bind(socket, to: login.session.record)
+                    let joined = socket.context.registry.bind(socket, to: login.session.record)
                     reply.send("register_ack") { payload in
                         payload.member("success", true)
                         payload.member("whisperId", login.session.record.whisperId.string)
                         payload.member("sessionToken", login.session.token.text)
                         payload.member("sessionExpiresAt", login.session.record.expiresAtMillis)
                         payload.member("serverTime", Clock.epochMillis())
+                    }
+                    // Right after the ack: the route moves here, then the kept events.
+                    if joined != .refused {
+                        socket.beginRequest()
+                        socket.context.cameOnline(socket, as: login.session.record.whisperId) { socket.endRequest() }
                     }
                 case .failure(let error):
                     reply.fail(error)

@@ -8,7 +8,9 @@ import WhisperServices
 ///    (a non-string is a schema violation → `INVALID_PAYLOAD`);
 /// 3. the hash of the token equal (constant time) to the session cached on this socket →
 ///    the handler runs at once, no Redis round trip; otherwise one Redis look-up, and the
-///    session found is cached on the socket (and the socket joins the routing table).
+///    session found is cached on the socket (and the socket joins the routing table; if it
+///    held no session of that identity before, the user comes online first: its route is
+///    set and the events kept for it are sent before the handler runs).
 enum SessionGate {
     static func authorize(_ frame: InboundFrame, _ reply: FrameReply, then handler: @escaping (SessionRecord) -> Void) {
         guard let presented = reply.validate({ () throws(PayloadError) -> String? in
@@ -32,8 +34,21 @@ enum SessionGate {
                 guard !socket.connection.isClosed else { return }
                 switch result {
                 case .success(let session):
-                    guard registry.bind(socket, to: session) else { return reply.fail(.notRegistered) }
-                    handler(session)
+                    switch registry.bind(socket, to: session) {
+                    case .refused:
+                        reply.fail(.notRegistered)
+                    case .unchanged:
+                        handler(session)
+                    case .joined:
+                        // A socket presenting a token for the first time has come online:
+                        // events kept while the user was away go first (contract §14).
+                        reply.async { done in
+                            socket.context.cameOnline(socket, as: session.whisperId) {
+                                defer { done() }
+                                handler(session)
+                            }
+                        }
+                    }
                 case .failure(let error):
                     reply.fail(error)
                 }

@@ -8,6 +8,19 @@ import WhisperServices
 /// the cache and `whisper_ws_authenticated_connections` cannot drift apart.
 /// Loop-confined: no locks.
 final class ConnectionRegistry {
+    /// What `bind` did.
+    enum BindOutcome {
+        /// The socket is closed or the session was revoked moments ago: not bound.
+        case refused
+        /// The socket already held a session of this identity (refresh, a re-presented token).
+        case unchanged
+        /// The socket now holds this identity and did not before: it has come online.
+        case joined
+    }
+
+    /// Called when a socket stops holding an identity (logout, revocation, close, or a
+    /// login as someone else), so its route can be withdrawn.
+    var onLeave: ((WebSocketSession, WhisperID) -> Void)?
     private var byIdentity: [WhisperID: [UInt64: WebSocketSession]] = [:]
     /// Hashes named by revocation notices in the last `revokedMemoryNanos`: a session looked
     /// up just before its revocation (reply in flight when the notice arrived) must not be
@@ -28,19 +41,24 @@ final class ConnectionRegistry {
         byIdentity[whisperId].map { Array($0.values) } ?? []
     }
 
-    /// Caches `session` on `socket` (replacing whatever it held). `false` when the socket
-    /// is closed or the session was revoked moments ago.
+    /// Caches `session` on `socket` (replacing whatever it held).
     @discardableResult
-    func bind(_ socket: WebSocketSession, to session: SessionRecord) -> Bool {
-        guard !socket.connection.isClosed, recentlyRevoked[session.hash] == nil else { return false }
+    func bind(_ socket: WebSocketSession, to session: SessionRecord) -> BindOutcome {
+        guard !socket.connection.isClosed, recentlyRevoked[session.hash] == nil else { return .refused }
+        var outcome = BindOutcome.joined
         if let current = socket.authenticated {
             remove(socket, from: current.whisperId)
+            if current.whisperId == session.whisperId {
+                outcome = .unchanged
+            } else {
+                onLeave?(socket, current.whisperId)
+            }
         } else {
             authenticatedGauge.increment()
         }
         socket.authenticated = session
         byIdentity[session.whisperId, default: [:]][socket.connection.id] = socket
-        return true
+        return outcome
     }
 
     /// The socket no longer holds a session (logout, revocation, close).
@@ -49,6 +67,7 @@ final class ConnectionRegistry {
         remove(socket, from: current.whisperId)
         socket.authenticated = nil
         authenticatedGauge.decrement()
+        onLeave?(socket, current.whisperId)
     }
 
     /// A `RevocationNotice` from any node: sockets of the identity holding a listed session

@@ -11,7 +11,7 @@ struct RedisKeys: Sendable {
     /// for; TTL = `WHISPER_CHALLENGE_TTL_SECONDS`.
     func challenge(_ id: CanonicalUUID) -> [UInt8] { bytes("challenge:" + id.string) }
 
-    /// `session:{sha256(token) hex}` → hash {wid, did, plat, exp}; TTL = session lifetime.
+    /// `session:{sha256(token) hex}` → hash {wid, did, plat, exp, spk}; TTL = session lifetime.
     var sessionPrefix: String { prefix + "session:" }
     func session(_ hash: SessionHash) -> [UInt8] { Array((sessionPrefix + hash.hex).utf8) }
 
@@ -23,6 +23,42 @@ struct RedisKeys: Sendable {
     func rateLimit(subject: String, action: RateLimitAction) -> [UInt8] {
         bytes("ratelimit:" + subject + ":" + action.rawValue)
     }
+
+    // MARK: Messaging (MessageScripts)
+
+    /// `pending:{whisperId}` → stream of `message_received` payloads (field `m`), entry ids
+    /// are the fetch cursors; entries older than the pending TTL are trimmed.
+    var pendingPrefix: String { prefix + "pending:" }
+    func pending(_ whisperId: WhisperID) -> [UInt8] { bytes("pending:" + whisperId.string) }
+
+    /// `msg:{from}:{messageId lowercase}` → "`to` `entryId`[ d]": the idempotency key of an
+    /// accepted message and where it is queued (`d` once receipted); TTL = pending TTL.
+    func message(from: WhisperID, id: CanonicalUUID) -> [UInt8] { bytes("msg:" + from.string + ":" + id.string) }
+
+    /// `events:{whisperId}` → list of frames kept for an offline user (`message_delivered`),
+    /// sent after its next login.
+    func events(_ whisperId: WhisperID) -> [UInt8] { bytes("events:" + whisperId.string) }
+
+    /// `route:{whisperId}` → `node:loop:connection` of the socket holding the identity's session.
+    func route(_ whisperId: WhisperID) -> [UInt8] { bytes("route:" + whisperId.string) }
+
+    /// `node:{nodeId}` exists while that node is alive (heartbeat with a short TTL).
+    var nodePrefix: String { prefix + "node:" }
+    func node(_ id: String) -> [UInt8] { bytes("node:" + id) }
+
+    /// `peers:{whisperId}` → sorted set of direct peers, scored by the last message time.
+    func peers(_ whisperId: WhisperID) -> [UInt8] { bytes("peers:" + whisperId.string) }
+
+    /// `pending-count` → messages in all pending queues (for `whisper_pending_messages`).
+    var pendingCount: [UInt8] { bytes("pending-count") }
+
+    /// `pending-index` → sorted set of users with a pending queue, scored by the last append,
+    /// so the sweeper finds queues that expired whole.
+    var pendingIndex: [UInt8] { bytes("pending-index") }
+
+    /// Pub/sub channel `deliver:{nodeId}`: frames for sockets held by that node.
+    var deliveryChannelPrefix: String { prefix + "deliver:" }
+    func deliveryChannel(_ node: String) -> [UInt8] { bytes("deliver:" + node) }
 
     /// Pub/sub channel of `RevocationNotice`s, listened to by every node.
     var revocationChannel: [UInt8] { bytes("session-revocations") }

@@ -2,7 +2,7 @@ import WhisperProtocol
 import WhisperServices
 import WhisperStorage
 
-/// Sessions in Redis: `session:{sha256(token) hex}` → hash {wid, did, plat, exp} with the
+/// Sessions in Redis: `session:{sha256(token) hex}` → hash {wid, did, plat, exp, spk} with the
 /// session TTL, and the index `sessions:{wid}` → set of hashes. The token itself is never
 /// stored. Mutations run as Lua scripts (`SessionScripts`) that also publish the
 /// `RevocationNotice` for every node.
@@ -25,9 +25,9 @@ final class RedisSessionStore: SessionStore {
     }
 
     func find(_ hash: SessionHash, completion: @escaping StoreCompletion<SessionRecord?>) {
-        redis.send([Array("HMGET".utf8), keys.session(hash)] + ["wid", "did", "plat", "exp"].map { Array($0.utf8) }) { result in
+        redis.send([Array("HMGET".utf8), keys.session(hash)] + ["wid", "did", "plat", "exp", "spk"].map { Array($0.utf8) }) { result in
             switch RedisReplies.value(result) {
-            case .success(.array(let values?)) where values.count == 4:
+            case .success(.array(let values?)) where values.count == 5:
                 completion(.success(Self.record(hash, values.map(\.string))))
             case .success(let other):
                 completion(.failure(RedisReplies.unexpected(other)))
@@ -67,18 +67,20 @@ final class RedisSessionStore: SessionStore {
 
     static func fields(_ session: SessionRecord) -> [[UInt8]] {
         [("wid", session.whisperId.string), ("did", session.deviceId.string), ("plat", session.platform.rawValue),
-         ("exp", String(session.expiresAtMillis))].flatMap { [Array($0.0.utf8), Array($0.1.utf8)] }
+         ("exp", String(session.expiresAtMillis)), ("spk", Base64.encode(session.signPublicKey))].flatMap { [Array($0.0.utf8), Array($0.1.utf8)] }
     }
 
     static func text(_ value: Int64) -> [UInt8] { Array(String(value).utf8) }
 
     /// A stored record, or `nil` when the key is missing or holds anything malformed.
     static func record(_ hash: SessionHash, _ values: [String?]) -> SessionRecord? {
-        guard values.count == 4, let wid = values[0].flatMap(WhisperID.validate),
+        guard values.count == 5, let wid = values[0].flatMap(WhisperID.validate),
               let did = values[1].flatMap(CanonicalUUID.init), let platform = values[2].flatMap(Platform.init),
-              let expiresAt = values[3].flatMap({ Int64($0) })
+              let expiresAt = values[3].flatMap({ Int64($0) }),
+              let signKey = values[4].flatMap(Base64.decode), signKey.count == Sodium.ed25519PublicKeyBytes
         else { return nil }
-        return SessionRecord(hash: hash, whisperId: wid, deviceId: did, platform: platform, expiresAtMillis: expiresAt)
+        return SessionRecord(hash: hash, whisperId: wid, deviceId: did, platform: platform, signPublicKey: signKey,
+                             expiresAtMillis: expiresAt)
     }
 
     static func hashes(_ result: Result<RedisValue, StoreError>) -> Result<[SessionHash], StoreError> {

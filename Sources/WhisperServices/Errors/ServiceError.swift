@@ -9,6 +9,12 @@ public enum ServiceError: Error, Sendable, Equatable {
     case authFailed(AuthFailure)
     case rateLimited(retryAfterMs: Int64)
     case banned
+    /// The frame's `timestamp` is outside the accepted skew (±10 min) of server time.
+    case invalidTimestamp
+    /// The acting identity may not do this (`from` is not the session's id, a banned recipient).
+    case forbidden(String)
+    /// An unknown whisperId, message, group, call or object.
+    case notFound(String)
     /// A store failed; the reply is `INTERNAL_ERROR` and the cause goes to the log.
     case storage(StoreError)
     /// Anything else that is the server's fault (e.g. no free Whisper ID after many tries).
@@ -21,6 +27,9 @@ public enum ServiceError: Error, Sendable, Equatable {
         case .authFailed: return .authFailed
         case .rateLimited: return .rateLimited
         case .banned: return .userBanned
+        case .invalidTimestamp: return .invalidTimestamp
+        case .forbidden: return .forbidden
+        case .notFound: return .notFound
         case .storage, .internalFailure: return .internalError
         }
     }
@@ -34,6 +43,8 @@ public enum ServiceError: Error, Sendable, Equatable {
         case .authFailed: return "authentication failed"
         case .rateLimited: return "rate limit exceeded"
         case .banned: return "this identity is banned"
+        case .invalidTimestamp: return "timestamp is outside ±10 minutes of server time"
+        case .forbidden(let reason), .notFound(let reason): return reason
         case .storage, .internalFailure: return "internal error"
         }
     }
@@ -52,6 +63,8 @@ public enum ServiceError: Error, Sendable, Equatable {
         case .authFailed(let failure): return failure.rawValue
         case .rateLimited: return "rate_limited"
         case .banned: return "banned"
+        case .invalidTimestamp: return "invalid_timestamp"
+        case .forbidden(let reason), .notFound(let reason): return reason
         case .storage(let error): return error.description
         case .internalFailure(let reason): return reason
         }

@@ -32,7 +32,8 @@ extension AuthService {
 
     /// `session_refresh`: a new token with a fresh TTL; the old one dies in the same step.
     public func refresh(_ session: SessionRecord, client: ClientRef, completion: @escaping Completion<IssuedSession>) {
-        let issued = issueSession(whisperId: session.whisperId, deviceId: session.deviceId, platform: session.platform)
+        let issued = issueSession(whisperId: session.whisperId, deviceId: session.deviceId, platform: session.platform,
+                                  signPublicKey: session.signPublicKey)
         sessions.replace(session, with: issued.record, ttlSeconds: settings.sessionTTLSeconds,
                          origin: client.connection) { [self] result in
             switch result {

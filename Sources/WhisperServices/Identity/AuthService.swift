@@ -172,7 +172,8 @@ public final class AuthService {
                                  pushToken: request.pushToken, voipToken: request.voipToken)
         identities.recordLogin(device) { [self] result in
             if case .failure(let error) = result { return completion(.failure(.storage(error))) }
-            let issued = issueSession(whisperId: whisperId, deviceId: request.deviceId, platform: request.platform)
+            let issued = issueSession(whisperId: whisperId, deviceId: request.deviceId, platform: request.platform,
+                                      signPublicKey: request.signPublicKey)
             sessions.createExclusive(issued.record, ttlSeconds: settings.sessionTTLSeconds,
                                      origin: client.connection) { [self] result in
                 switch result {
@@ -188,10 +189,11 @@ public final class AuthService {
         }
     }
 
-    func issueSession(whisperId: WhisperID, deviceId: CanonicalUUID, platform: Platform) -> IssuedSession {
+    func issueSession(whisperId: WhisperID, deviceId: CanonicalUUID, platform: Platform,
+                      signPublicKey: [UInt8]) -> IssuedSession {
         let token = SessionToken.generate(using: random)
         let record = SessionRecord(hash: token.hash, whisperId: whisperId, deviceId: deviceId, platform: platform,
-                                   expiresAtMillis: now() + settings.sessionTTLSeconds * 1000)
+                                   signPublicKey: signPublicKey, expiresAtMillis: now() + settings.sessionTTLSeconds * 1000)
         return IssuedSession(token: token, record: record)
     }
 

@@ -1,0 +1,142 @@
+import WhisperStorage
+
+/// The Lua scripts behind `RedisMessageStore` and `RedisPresence`. Each is one atomic step,
+/// so "stored" and "routed" cannot come apart, and a crash between them is impossible.
+///
+/// Routing (shared by accept and receipt): `route:{user}` names the socket
+/// (`node:loop:connection`) holding the user's session. Same node → the script answers the
+/// route and the caller writes the frame; another node that is alive (`node:{id}` exists) →
+/// the script publishes `"<route> <user> <kind> <µs>\n<frame>"` on `deliver:{node}`; a dead
+/// node's route is deleted. Time comes from Redis (`TIME`), so nodes with skewed clocks
+/// agree on TTLs. Keys of other users are never built inside a script except `node:` and
+/// `pending:` prefixes (single Redis or primary/replica, not Redis Cluster).
+enum MessageScripts {
+    /// Lua prelude: `now_ms()` and `route(...)`.
+    private static let prelude = """
+        local function now_ms()
+          local t = redis.call('TIME')
+          return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        end
+        -- Answers 'offline', 'remote', or the route text when the socket is on node `self`.
+        local function route(key, user, kind, micros, frame, self, node_prefix, channel_prefix)
+          local r = redis.call('GET', key)
+          if not r then return 'offline' end
+          local node = string.match(r, '^([^:]+):')
+          if not node then redis.call('DEL', key) return 'offline' end
+          if node == self then return r end
+          if redis.call('EXISTS', node_prefix .. node) == 0 then
+            redis.call('DEL', key)
+            return 'offline'
+          end
+          redis.call('PUBLISH', channel_prefix .. node, r .. ' ' .. user .. ' ' .. kind .. ' ' .. micros .. '\\n' .. frame())
+          return 'remote'
+        end
+        local function trim(pending, count_key, cutoff)
+          local n = redis.call('XTRIM', pending, 'MINID', cutoff)
+          if n > 0 then redis.call('DECRBY', count_key, n) end
+        end
+
+        """
+
+    /// KEYS: 1 msg:{from}:{id}, 2 pending:{to}, 3 route:{to}, 4 peers:{from}, 5 peers:{to},
+    /// 6 pending-count, 7 pending-index.
+    /// ARGV: 1 to, 2 from, 3 payload, 4 pending TTL ms, 5 peer TTL ms, 6 max pending,
+    /// 7 this node, 8 node key prefix, 9 delivery channel prefix, 10 received-at µs.
+    /// Returns {1} duplicate, {2} queue full, {0, entryId, routing}.
+    static let accept = RedisScript(source: prelude + """
+        if redis.call('EXISTS', KEYS[1]) == 1 then return {1} end
+        local now = now_ms()
+        local ttl = tonumber(ARGV[4])
+        trim(KEYS[2], KEYS[6], now - ttl)
+        if redis.call('XLEN', KEYS[2]) >= tonumber(ARGV[6]) then return {2} end
+        local id = redis.call('XADD', KEYS[2], '*', 'm', ARGV[3])
+        redis.call('PEXPIRE', KEYS[2], ttl + 3600000)
+        redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. id, 'PX', ttl)
+        redis.call('INCR', KEYS[6])
+        redis.call('ZADD', KEYS[7], now, ARGV[1])
+        local peer_ttl = tonumber(ARGV[5])
+        for i, peer in ipairs({ARGV[1], ARGV[2]}) do
+          local key = KEYS[3 + i]
+          redis.call('ZADD', key, now, peer)
+          redis.call('ZREMRANGEBYSCORE', key, '-inf', now - peer_ttl)
+          redis.call('PEXPIRE', key, peer_ttl)
+        end
+        local frame = function() return '{"type":"message_received","payload":' .. ARGV[3] .. '}' end
+        return {0, id, route(KEYS[3], ARGV[1], 'm', ARGV[10], frame, ARGV[7], ARGV[8], ARGV[9])}
+        """)
+
+    /// KEYS: 1 pending:{user}, 2 pending-count. ARGV: 1 start ('-' or '(' .. cursor),
+    /// 2 count, 3 pending TTL ms. Returns XRANGE entries.
+    static let fetch = RedisScript(source: prelude + """
+        trim(KEYS[1], KEYS[2], now_ms() - tonumber(ARGV[3]))
+        return redis.call('XRANGE', KEYS[1], ARGV[1], '+', 'COUNT', ARGV[2])
+        """)
+
+    /// KEYS: 1 msg:{sender}:{id}, 2 pending:{recipient}, 3 route:{sender}, 4 events:{sender},
+    /// 5 pending-count.
+    /// ARGV: 1 recipient, 2 status, 3 notification frame, 4 this node, 5 node key prefix,
+    /// 6 delivery channel prefix, 7 event TTL ms, 8 max events, 9 sender.
+    /// Returns {0} unknown, {2} repeated delivered receipt, {1, removed, routing} where
+    /// routing 'offline' means the frame was kept in the sender's event queue.
+    static let receipt = RedisScript(source: prelude + """
+        local v = redis.call('GET', KEYS[1])
+        if not v then return {0} end
+        local recipient, entry, state = string.match(v, '^(%S+) (%S+) ?(%S*)$')
+        if recipient ~= ARGV[1] then return {0} end
+        local removed = 0
+        if ARGV[2] == 'delivered' then
+          if state == 'd' then return {2} end
+          removed = redis.call('XDEL', KEYS[2], entry)
+          if removed > 0 then redis.call('DECR', KEYS[5]) end
+          redis.call('SET', KEYS[1], recipient .. ' ' .. entry .. ' d', 'KEEPTTL')
+        end
+        local frame = function() return ARGV[3] end
+        local where = route(KEYS[3], ARGV[9], 'e', '0', frame, ARGV[4], ARGV[5], ARGV[6])
+        if where == 'offline' then
+          redis.call('RPUSH', KEYS[4], ARGV[3])
+          redis.call('LTRIM', KEYS[4], -tonumber(ARGV[8]), -1)
+          redis.call('PEXPIRE', KEYS[4], ARGV[7])
+        end
+        return {1, removed, where}
+        """)
+
+    /// KEYS: 1 events:{user}. ARGV: 1 frame, 2 event TTL ms, 3 max events.
+    static let keepEvent = RedisScript(source: """
+        redis.call('RPUSH', KEYS[1], ARGV[1])
+        redis.call('LTRIM', KEYS[1], -tonumber(ARGV[3]), -1)
+        redis.call('PEXPIRE', KEYS[1], ARGV[2])
+        return 1
+        """)
+
+    /// A socket now holds the user's session: KEYS: 1 route:{user}, 2 events:{user}.
+    /// ARGV: 1 route text. Returns the kept events, oldest first (and forgets them).
+    static let online = RedisScript(source: """
+        redis.call('SET', KEYS[1], ARGV[1])
+        local events = redis.call('LRANGE', KEYS[2], 0, -1)
+        if #events > 0 then redis.call('DEL', KEYS[2]) end
+        return events
+        """)
+
+    /// The socket let go of the session: KEYS: 1 route:{user}. ARGV: 1 its route text.
+    /// Deletes the route only if it is still this socket's (a newer login may own it).
+    static let offline = RedisScript(source: """
+        if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) return 1 end
+        return 0
+        """)
+
+    /// Node heartbeat and pending-queue sweeper: KEYS: 1 node:{id}, 2 pending-index,
+    /// 3 pending-count. ARGV: 1 node TTL ms, 2 pending TTL ms, 3 pending key prefix,
+    /// 4 batch size. Drops queues whose newest message expired; answers the pending count.
+    static let heartbeat = RedisScript(source: prelude + """
+        redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
+        local cutoff = now_ms() - tonumber(ARGV[2])
+        local users = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', cutoff, 'LIMIT', 0, tonumber(ARGV[4]))
+        for _, user in ipairs(users) do
+          local key = ARGV[3] .. user
+          trim(key, KEYS[3], cutoff)
+          if redis.call('XLEN', key) == 0 then redis.call('DEL', key) end
+          redis.call('ZREM', KEYS[2], user)
+        end
+        return tonumber(redis.call('GET', KEYS[3]) or '0')
+        """)
+}

@@ -1,0 +1,131 @@
+import WhisperProtocol
+import WhisperServices
+import WhisperStorage
+
+/// Pending queues, idempotency keys and event queues in Redis (`MessageScripts`), one
+/// script — one round trip — per operation.
+final class RedisMessageStore: MessageStore {
+    struct Settings {
+        var pendingTTLMillis: Int64
+        var peerTTLMillis: Int64
+        var maxPendingPerUser: Int
+        var eventTTLMillis: Int64
+        var maxEventsPerUser: Int
+    }
+
+    private let redis: RedisClient
+    private let keys: RedisKeys
+    private let node: String
+    private let settings: Settings
+
+    init(redis: RedisClient, keys: RedisKeys, node: String, settings: Settings) {
+        self.redis = redis
+        self.keys = keys
+        self.node = node
+        self.settings = settings
+    }
+
+    func accept(_ message: MessageAcceptance, completion: @escaping StoreCompletion<AcceptOutcome>) {
+        let scriptKeys = [keys.message(from: message.from, id: message.messageId), keys.pending(message.to),
+                          keys.route(message.to), keys.peers(message.from), keys.peers(message.to), keys.pendingCount,
+                          keys.pendingIndex]
+        let arguments: [[UInt8]] = [
+            Array(message.to.string.utf8), Array(message.from.string.utf8), message.deliveryPayload,
+            Self.text(settings.pendingTTLMillis), Self.text(settings.peerTTLMillis), Self.text(Int64(settings.maxPendingPerUser)),
+            Array(node.utf8), Array(keys.nodePrefix.utf8), Array(keys.deliveryChannelPrefix.utf8),
+            Self.text(message.receivedAtMicros),
+        ]
+        redis.evalScript(MessageScripts.accept, keys: scriptKeys, arguments: arguments) { result in
+            completion(RedisReplies.value(result).flatMap { value in
+                guard let items = value.array, let status = items.first?.integer else {
+                    return .failure(RedisReplies.unexpected(value))
+                }
+                switch status {
+                case 1: return .success(.duplicate)
+                case 2: return .success(.queueFull)
+                default:
+                    guard items.count == 3, let cursor = items[1].string.flatMap(PendingCursor.init),
+                          let routing = items[2].string.flatMap(Self.routing)
+                    else { return .failure(RedisReplies.unexpected(value)) }
+                    return .success(.accepted(cursor: cursor, routing: routing))
+                }
+            })
+        }
+    }
+
+    func fetch(_ recipient: WhisperID, after cursor: PendingCursor?, limit: Int,
+               completion: @escaping StoreCompletion<PendingPage>) {
+        let start = cursor.map { "(" + $0.text } ?? "-"
+        let arguments = [Array(start.utf8), Self.text(Int64(limit) + 1), Self.text(settings.pendingTTLMillis)]
+        redis.evalScript(MessageScripts.fetch, keys: [keys.pending(recipient), keys.pendingCount], arguments: arguments) { result in
+            completion(RedisReplies.value(result).flatMap { value in
+                guard let entries = value.array else { return .failure(RedisReplies.unexpected(value)) }
+                var messages: [(cursor: PendingCursor, payload: [UInt8])] = []
+                messages.reserveCapacity(min(entries.count, limit))
+                for entry in entries.prefix(limit) {
+                    // [id, [field, value, …]]
+                    guard let parts = entry.array, parts.count == 2, let cursor = parts[0].string.flatMap(PendingCursor.init),
+                          let fields = parts[1].array, let payload = Self.field("m", in: fields)
+                    else { return .failure(RedisReplies.unexpected(entry)) }
+                    messages.append((cursor, payload))
+                }
+                return .success(PendingPage(messages: messages, hasMore: entries.count > limit))
+            })
+        }
+    }
+
+    func applyReceipt(_ receipt: ReceiptApplication, completion: @escaping StoreCompletion<ReceiptOutcome>) {
+        let scriptKeys = [keys.message(from: receipt.sender, id: receipt.messageId), keys.pending(receipt.recipient),
+                          keys.route(receipt.sender), keys.events(receipt.sender), keys.pendingCount]
+        let arguments: [[UInt8]] = [
+            Array(receipt.recipient.string.utf8), Array(receipt.status.rawValue.utf8), receipt.notification,
+            Array(node.utf8), Array(keys.nodePrefix.utf8), Array(keys.deliveryChannelPrefix.utf8),
+            Self.text(settings.eventTTLMillis), Self.text(Int64(settings.maxEventsPerUser)),
+            Array(receipt.sender.string.utf8),
+        ]
+        redis.evalScript(MessageScripts.receipt, keys: scriptKeys, arguments: arguments) { result in
+            completion(RedisReplies.value(result).flatMap { value in
+                guard let items = value.array, let status = items.first?.integer else {
+                    return .failure(RedisReplies.unexpected(value))
+                }
+                switch status {
+                case 0: return .success(.unknown)
+                case 2: return .success(.repeated)
+                default:
+                    guard items.count == 3, let removed = items[1].integer,
+                          let routing = items[2].string.flatMap(Self.routing)
+                    else { return .failure(RedisReplies.unexpected(value)) }
+                    return .success(.applied(removed: removed > 0, routing: routing))
+                }
+            })
+        }
+    }
+
+    func keepEvent(_ frame: [UInt8], for user: WhisperID, completion: @escaping StoreCompletion<Void>) {
+        let arguments = [frame, Self.text(settings.eventTTLMillis), Self.text(Int64(settings.maxEventsPerUser))]
+        redis.evalScript(MessageScripts.keepEvent, keys: [keys.events(user)], arguments: arguments) { result in
+            completion(RedisReplies.value(result).map { _ in () })
+        }
+    }
+
+    // MARK: Replies
+
+    static func routing(_ text: String) -> Routing? {
+        switch text {
+        case "offline": return .offline
+        case "remote": return .remote
+        default: return LiveRoute(text: text).map(Routing.local)
+        }
+    }
+
+    static func field(_ name: String, in fields: [RedisValue]) -> [UInt8]? {
+        var index = 0
+        while index + 1 < fields.count {
+            if fields[index].string == name { return fields[index + 1].bytes }
+            index += 2
+        }
+        return nil
+    }
+
+    static func text(_ value: Int64) -> [UInt8] { Array(String(value).utf8) }
+}

@@ -1,0 +1,150 @@
+import WhisperProtocol
+
+/// Where a live recipient's socket is: the node, its event loop and the connection, as the
+/// node that holds the socket registered it (`PresenceStore.online`).
+public struct LiveRoute: Sendable, Equatable {
+    public let node: String
+    public let loop: Int
+    public let connection: UInt64
+
+    public init(node: String, loop: Int, connection: UInt64) {
+        self.node = node
+        self.loop = loop
+        self.connection = connection
+    }
+
+    /// `node:loop:connection`, the stored form (node ids are hex, so `:` cannot occur in them).
+    public var text: String { "\(node):\(loop):\(connection)" }
+
+    public init?(text: String) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty, let loop = Int(parts[1]), loop >= 0,
+              let connection = UInt64(parts[2])
+        else { return nil }
+        self.init(node: String(parts[0]), loop: loop, connection: connection)
+    }
+}
+
+/// Where the store sent something addressed to a user, in the same atomic step that stored it.
+public enum Routing: Sendable, Equatable {
+    /// The user's socket is on this node: the caller writes the frame (`MessageRouter`).
+    case local(LiveRoute)
+    /// Published to the node holding the user's socket.
+    case remote
+    /// Nobody holds a socket for the user.
+    case offline
+}
+
+/// One message to accept (spec §4.1 after validation).
+public struct MessageAcceptance: Sendable {
+    public let from: WhisperID
+    public let to: WhisperID
+    /// Lowercase, for the idempotency key.
+    public let messageId: CanonicalUUID
+    /// The `message_received` payload, the sender's bytes (`SendMessagePayload.deliveryPayload`).
+    public let deliveryPayload: [UInt8]
+    /// Wall clock (µs) when the frame was read, carried to the delivering node for
+    /// `whisper_routing_latency_seconds`.
+    public let receivedAtMicros: Int64
+
+    public init(from: WhisperID, to: WhisperID, messageId: CanonicalUUID, deliveryPayload: [UInt8],
+                receivedAtMicros: Int64) {
+        self.from = from
+        self.to = to
+        self.messageId = messageId
+        self.deliveryPayload = deliveryPayload
+        self.receivedAtMicros = receivedAtMicros
+    }
+}
+
+public enum AcceptOutcome: Sendable, Equatable {
+    /// Queued for the recipient under `cursor`, and routed.
+    case accepted(cursor: PendingCursor, routing: Routing)
+    /// (from, messageId) was accepted before: nothing queued, nothing delivered.
+    case duplicate
+    /// The recipient's queue holds the maximum number of messages.
+    case queueFull
+}
+
+/// A page of a user's pending queue: each message's cursor and `message_received` payload.
+public struct PendingPage: Sendable {
+    public let messages: [(cursor: PendingCursor, payload: [UInt8])]
+    /// More messages follow the last one of this page.
+    public let hasMore: Bool
+
+    public init(messages: [(cursor: PendingCursor, payload: [UInt8])], hasMore: Bool) {
+        self.messages = messages
+        self.hasMore = hasMore
+    }
+}
+
+/// A validated `delivery_receipt` to apply.
+public struct ReceiptApplication: Sendable {
+    /// The recipient of the message, who sends the receipt.
+    public let recipient: WhisperID
+    /// The message's sender, who gets `message_delivered`.
+    public let sender: WhisperID
+    public let messageId: CanonicalUUID
+    public let status: ReceiptStatus
+    /// The complete `message_delivered` frame for the sender.
+    public let notification: [UInt8]
+
+    public init(recipient: WhisperID, sender: WhisperID, messageId: CanonicalUUID, status: ReceiptStatus,
+                notification: [UInt8]) {
+        self.recipient = recipient
+        self.sender = sender
+        self.messageId = messageId
+        self.status = status
+        self.notification = notification
+    }
+}
+
+public enum ReceiptOutcome: Sendable, Equatable {
+    /// Applied; `removed` when a `delivered` receipt took the message out of the queue.
+    /// The notification was routed.
+    case applied(removed: Bool, routing: Routing)
+    /// A `delivered` receipt for a message already receipted: nothing changed, nothing sent.
+    case repeated
+    /// No message (sender, messageId) addressed to this recipient is known.
+    case unknown
+}
+
+/// The pending queues, idempotency keys and per-user event queues (Redis), each operation
+/// one atomic step. Completions run on the caller's loop.
+public protocol MessageStore {
+    /// Atomically: unless (from, messageId) is known, append the message to the recipient's
+    /// queue (TTL `PENDING_TTL`), remember the key as long, record both users as direct
+    /// peers, and route the `message_received` frame to the recipient's socket.
+    func accept(_ message: MessageAcceptance, completion: @escaping StoreCompletion<AcceptOutcome>)
+
+    /// Up to `limit` messages of `recipient`'s queue after `cursor` (from the start when nil),
+    /// oldest first.
+    func fetch(_ recipient: WhisperID, after cursor: PendingCursor?, limit: Int,
+               completion: @escaping StoreCompletion<PendingPage>)
+
+    /// Atomically: check the message exists and was addressed to `receipt.recipient`; on
+    /// `delivered` remove it from the queue; route the notification to the sender, or keep it
+    /// in the sender's event queue when the sender is offline.
+    func applyReceipt(_ receipt: ReceiptApplication, completion: @escaping StoreCompletion<ReceiptOutcome>)
+
+    /// Keeps `frame` in `user`'s event queue (sent after the next login): for a notification
+    /// whose socket vanished between routing and writing.
+    func keepEvent(_ frame: [UInt8], for user: WhisperID, completion: @escaping StoreCompletion<Void>)
+}
+
+/// Writes frames to sockets of this node (the server's `ConnectionRegistry` behind it).
+public protocol MessageRouter {
+    /// Writes `frame` to `user`'s socket at `route` (possibly on another loop of this node).
+    /// A message left undelivered stays pending; an `event` left undelivered is kept with
+    /// `MessageStore.keepEvent`.
+    func deliver(_ frame: [UInt8], to user: WhisperID, at route: LiveRoute, kind: DeliveryKind,
+                 receivedAtMicros: Int64)
+}
+
+/// What a routed frame is, which decides what happens when its socket is gone.
+public enum DeliveryKind: String, Sendable {
+    /// `message_received`: it stays in the pending queue anyway.
+    case message = "m"
+    /// `message_delivered` and other events: kept in the user's event queue.
+    case event = "e"
+}

@@ -1,0 +1,186 @@
+import WhisperOps
+import WhisperProtocol
+
+/// 1:1 messaging (spec §4, §5, contract §5): `send_message`, `fetch_pending` and
+/// `delivery_receipt`. One instance per event loop; every completion runs on that loop.
+///
+/// `send_message`, top to bottom (the payload was validated and the session checked by the
+/// gateway; cheap checks come before the signature, which costs as much to reject as to
+/// accept):
+/// 1. `from` must be the session's identity → else `FORBIDDEN`;
+/// 2. `timestamp` within ±10 min of server time → else `INVALID_TIMESTAMP`;
+/// 3. Ed25519 over SHA-256 of the canonical bytes (spec §3.5) with the sender's sign key,
+///    which the session carries → else `AUTH_FAILED`;
+/// 4. the recipient exists → else `NOT_FOUND`, and is not banned → else `FORBIDDEN`;
+/// 5. SEND rate limit per identity and per IP → else `RATE_LIMITED`;
+/// 6. one atomic store step: unless (from, messageId) was seen, append to the recipient's
+///    pending queue, record the direct peers, and route `message_received` to the
+///    recipient's socket (on this node: written here; on another node: published) — and
+///    only then the sender's `message_accepted`. A repeat gets the same ack and nothing else.
+/// The message stays pending until the recipient's `delivery_receipt` (or the 72 h TTL).
+public final class MessagingService {
+    public typealias Completion<T> = (Result<T, ServiceError>) -> Void
+
+    public struct Settings: Sendable {
+        public var timestampSkewMillis: Int64
+
+        public init(timestampSkewMillis: Int64) {
+            self.timestampSkewMillis = timestampSkewMillis
+        }
+    }
+
+    /// How long a sender whose recipient's queue is full should wait before retrying.
+    public static let queueFullRetryAfterMs: Int64 = 60_000
+
+    private let settings: Settings
+    private let store: MessageStore
+    private let router: MessageRouter
+    private let recipients: RecipientDirectory
+    private let rateLimiter: RateLimiter
+    private let verifier: SignatureVerifier
+    private let log: Log
+    private let now: () -> Int64
+    private let acceptedDirect: Counter?
+    private let deliveredFromPending: Counter?
+
+    public init(settings: Settings, store: MessageStore, router: MessageRouter, recipients: RecipientDirectory,
+                rateLimiter: RateLimiter, verifier: SignatureVerifier, log: Log, metrics: WhisperMetrics? = nil,
+                now: @escaping () -> Int64) {
+        self.settings = settings
+        self.store = store
+        self.router = router
+        self.recipients = recipients
+        self.rateLimiter = rateLimiter
+        self.verifier = verifier
+        self.log = log
+        self.now = now
+        self.acceptedDirect = metrics?.messagesAccepted.labels("direct")
+        self.deliveredFromPending = metrics?.messagesDelivered.labels("pending")
+    }
+
+    // MARK: send_message
+
+    /// Answers success once the message is durably queued (or was before: a duplicate).
+    public func send(_ message: SendMessagePayload, session: SessionRecord, client: ClientRef,
+                     receivedAtMicros: Int64, completion: @escaping Completion<Void>) {
+        guard message.from == session.whisperId else {
+            return completion(.failure(.forbidden("from is not the session's whisperId")))
+        }
+        guard abs(message.timestamp - now()) <= settings.timestampSkewMillis else {
+            return completion(.failure(.invalidTimestamp))
+        }
+        guard verifier.verify(signature: message.signature, signedBytes: message.signedBytes(),
+                              publicKey: session.signPublicKey)
+        else { return completion(.failure(.authFailed(.badSignature))) }
+
+        recipients.status(of: message.to) { [self] result in
+            switch result {
+            case .failure(let error):
+                return completion(.failure(.storage(error)))
+            case .success(.unknown):
+                return completion(.failure(.notFound("unknown recipient")))
+            case .success(.banned):
+                return completion(.failure(.forbidden("recipient is banned")))
+            case .success(.active):
+                break
+            }
+            rateLimiter.check(.send, subjects: [.ip(client.ip), .identity(session.whisperId.string)]) { [self] result in
+                if case .failure(let error) = result { return completion(.failure(error)) }
+                accept(message, receivedAtMicros: receivedAtMicros, client: client, completion)
+            }
+        }
+    }
+
+    private func accept(_ message: SendMessagePayload, receivedAtMicros: Int64, client: ClientRef,
+                        _ completion: @escaping Completion<Void>) {
+        let acceptance = MessageAcceptance(from: message.from, to: message.to, messageId: message.messageId,
+                                           deliveryPayload: message.deliveryPayload, receivedAtMicros: receivedAtMicros)
+        store.accept(acceptance) { [self] result in
+            switch result {
+            case .failure(let error):
+                completion(.failure(.storage(error)))
+            case .success(.queueFull):
+                log.warn("pending_queue_full", whisperId: message.to.string, messageId: message.messageId.string)
+                completion(.failure(.rateLimited(retryAfterMs: Self.queueFullRetryAfterMs)))
+            case .success(.duplicate):
+                log.debug("message_duplicate", connId: client.connection.connection, whisperId: message.from.string,
+                          messageId: message.messageId.string)
+                completion(.success(()))
+            case .success(.accepted(_, let routing)):
+                acceptedDirect?.increment()
+                if case .local(let route) = routing {
+                    router.deliver(MessageFrames.messageReceived(deliveryPayload: message.deliveryPayload), to: message.to,
+                                   at: route, kind: .message, receivedAtMicros: receivedAtMicros)
+                }
+                log.info("message_accepted", connId: client.connection.connection, whisperId: message.from.string,
+                         messageId: message.messageId.string,
+                         ["to": .string(message.to.string), "msgType": .string(message.kind.rawValue),
+                          "ciphertextBytes": .int(message.ciphertextByteCount),
+                          "routing": .string(routing.logName)])
+                completion(.success(()))
+            }
+        }
+    }
+
+    // MARK: fetch_pending
+
+    /// A page of the session's pending queue after `request.cursor`, oldest first.
+    public func fetchPending(_ request: FetchPendingPayload, session: SessionRecord, client: ClientRef,
+                             completion: @escaping Completion<PendingPage>) {
+        rateLimiter.check(.fetch, subjects: [.ip(client.ip), .identity(session.whisperId.string)]) { [self] result in
+            if case .failure(let error) = result { return completion(.failure(error)) }
+            store.fetch(session.whisperId, after: request.cursor, limit: request.limit) { [self] result in
+                switch result {
+                case .failure(let error):
+                    completion(.failure(.storage(error)))
+                case .success(let page):
+                    deliveredFromPending?.increment(by: UInt64(page.messages.count))
+                    completion(.success(page))
+                }
+            }
+        }
+    }
+
+    // MARK: delivery_receipt
+
+    /// Applies the receipt and tells the sender (`message_delivered`), now or after its next login.
+    public func receipt(_ receipt: DeliveryReceiptPayload, session: SessionRecord, client: ClientRef,
+                        completion: @escaping Completion<Void>) {
+        guard receipt.from == session.whisperId else {
+            return completion(.failure(.forbidden("from is not the session's whisperId")))
+        }
+        let notification = MessageFrames.messageDelivered(messageIdText: receipt.messageIdText, from: receipt.from,
+                                                          status: receipt.status, timestamp: receipt.timestamp)
+        let application = ReceiptApplication(recipient: receipt.from, sender: receipt.to, messageId: receipt.messageId,
+                                             status: receipt.status, notification: notification)
+        store.applyReceipt(application) { [self] result in
+            switch result {
+            case .failure(let error):
+                completion(.failure(.storage(error)))
+            case .success(.unknown):
+                completion(.failure(.notFound("unknown message")))
+            case .success(.repeated):
+                completion(.success(()))
+            case .success(.applied(let removed, let routing)):
+                if case .local(let route) = routing {
+                    router.deliver(notification, to: receipt.to, at: route, kind: .event, receivedAtMicros: 0)
+                }
+                log.info("message_receipt", connId: client.connection.connection, whisperId: receipt.from.string,
+                         messageId: receipt.messageId.string,
+                         ["to": .string(receipt.to.string), "status": .string(receipt.status.rawValue),
+                          "removed": .bool(removed), "routing": .string(routing.logName)])
+                completion(.success(()))
+            }
+        }
+    }
+}
+
+extension Routing {
+    var logName: String {
+        switch self {
+        case .local: return "local"
+        case .remote: return "remote"
+        case .offline: return "offline"
+        }
+    }
+}
