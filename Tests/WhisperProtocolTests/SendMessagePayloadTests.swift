@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import WhisperProtocol
 
@@ -76,6 +77,19 @@ import Testing
         let expected = "v1\nsend_message\n6BA7B810-9DAD-41D1-80B4-00C04FD430C8\nWSP-ABCD-EFGH-IJ54\nWSP-HESP-ERAL-IT3A\n"
             + "1763820000000\nAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEB\n////AAECAwQFBgcICQoLDA0ODw==\n"
         #expect(try frame.parse().signedBytes() == Array(expected.utf8))
+    }
+
+    /// `Tests/Fixtures/send-message-vector.json`: a really signed message (the Python tests verify its
+    /// signature with libsodium; the services tests can verify it against the same key).
+    @Test func fixtureVector_givesTheFixturesSignedBytesAndDeliveryPayload() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/send-message-vector.json")
+        let fixture = try JSONParser.parseObject(Array(try Data(contentsOf: url)))
+        let frameText = try #require(fixture["frame"]?.stringValue)
+        let parsed = try SendMessagePayload(parsing: try InboundFrame.parse(utf8Bytes(frameText)))
+        #expect(text(parsed.signedBytes()) == fixture["signedBytes"]?.stringValue)
+        #expect(text(parsed.deliveryPayload) == fixture["deliveryPayload"]?.stringValue)
+        #expect(Base64.encode(parsed.signature) == fixture["signatureBase64"]?.stringValue)
     }
 
     @Test(arguments: MessageKind.allCases)

@@ -89,6 +89,10 @@ def _wrong_type(value):
     return "x"
 
 
+# Marker in a base64 pattern → the byte count it pins (nonce 24, key 32, signature 64).
+_FIXED_BASE64_BYTES = {"]{32}$": 24, "]{42}": 32, "]{85}": 64}
+
+
 def _mutations(frame: dict, schema_name: str):
     """(label, mutated frame) pairs that the schema must reject, derived from the schema."""
     payload_schema = validators()[schema_name].schema["properties"]["payload"]
@@ -109,19 +113,21 @@ def _mutations(frame: dict, schema_name: str):
             yield f"{key} = 2", with_payload(lambda p, k=key: p.__setitem__(k, 2))
         pattern = spec.get("pattern", "")
         if "A-Za-z0-9+/" in pattern:
-            n = 32 if "{42}" in pattern else 64
             yield f"{key} bad base64", with_payload(lambda p, k=key: p.__setitem__(k, "!" * 44))
-            yield f"{key} short", with_payload(lambda p, k=key, n=n: p.__setitem__(k, b64(os.urandom(n - 1))))
-            yield f"{key} long", with_payload(lambda p, k=key, n=n: p.__setitem__(k, b64(os.urandom(n + 1))))
+            # Fixed-size fields only: a variable-length one (ciphertext) has no "one byte short".
+            n = next((size for marker, size in _FIXED_BASE64_BYTES.items() if marker in pattern), None)
+            if n is not None:
+                yield f"{key} short", with_payload(lambda p, k=key, n=n: p.__setitem__(k, b64(os.urandom(n - 1))))
+                yield f"{key} long", with_payload(lambda p, k=key, n=n: p.__setitem__(k, b64(os.urandom(n + 1))))
             if n == 32:
                 yield f"{key} pad bits", with_payload(lambda p, k=key: p.__setitem__(k, "A" * 42 + "B="))
         if "[0-9a-fA-F]{8}" in pattern:
             yield f"{key} not a uuid", with_payload(lambda p, k=key: p.__setitem__(k, "not-a-uuid"))
         if "enum" in spec:
             yield f"{key} outside enum", with_payload(lambda p, k=key: p.__setitem__(k, "windows"))
-        if key == "whisperId":
-            yield "whisperId lower case", with_payload(lambda p: p.__setitem__("whisperId", "wsp-aaaa-aaaa-aaaa"))
-            yield "whisperId bad format", with_payload(lambda p: p.__setitem__("whisperId", "WSP-1111-1111-1111"))
+        if key == "whisperId" or pattern.startswith("^WSP-"):
+            yield f"{key} lower case", with_payload(lambda p, k=key: p.__setitem__(k, "wsp-aaaa-aaaa-aaaa"))
+            yield f"{key} bad format", with_payload(lambda p, k=key: p.__setitem__(k, "WSP-1111-1111-1111"))
         if key in ("pushToken", "voipToken"):
             yield f"{key} empty", with_payload(lambda p, k=key: p.__setitem__(k, ""))
             yield f"{key} space", with_payload(lambda p, k=key: p.__setitem__(k, "a b"))
