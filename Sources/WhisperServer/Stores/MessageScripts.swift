@@ -39,11 +39,14 @@ enum MessageScripts {
         """
 
     /// KEYS: 1 msg:{from}:{id}, 2 pending:{to}, 3 route:{to}, 4 peers:{from}, 5 peers:{to},
-    /// 6 pending-count, 7 pending-index.
+    /// 6 pending-count, 7 pending-index, 8… SEND rate-limit logs.
     /// ARGV: 1 to, 2 from, 3 payload, 4 pending TTL ms, 5 peer TTL ms, 6 max pending,
-    /// 7 this node, 8 node key prefix, 9 delivery channel prefix, 10 received-at µs.
-    /// Returns {1} duplicate, {2} queue full, {0, entryId, routing}.
-    static let accept = RedisScript(source: prelude + """
+    /// 7 this node, 8 node key prefix, 9 delivery channel prefix, 10 received-at µs,
+    /// 11 rate-limit hit name, 12… count/window pairs of the rate-limit logs.
+    /// Returns {3, wait ms} rate limited, {1} duplicate, {2} queue full, {0, entryId, routing}.
+    static let accept = RedisScript(source: prelude + RedisRateLimitStore.lua + """
+        local wait = rate_limit(KEYS, 8, ARGV[11], ARGV, 12)
+        if wait > 0 then return {3, wait} end
         if redis.call('EXISTS', KEYS[1]) == 1 then return {1} end
         local now = now_ms()
         local ttl = tonumber(ARGV[4])

@@ -28,13 +28,13 @@ final class RedisMessageStore: MessageStore {
     func accept(_ message: MessageAcceptance, completion: @escaping StoreCompletion<AcceptOutcome>) {
         let scriptKeys = [keys.message(from: message.from, id: message.messageId), keys.pending(message.to),
                           keys.route(message.to), keys.peers(message.from), keys.peers(message.to), keys.pendingCount,
-                          keys.pendingIndex]
+                          keys.pendingIndex] + message.rateLimit.buckets.map { keys.rateLimit(subject: $0.subject, action: $0.action) }
         let arguments: [[UInt8]] = [
             Array(message.to.string.utf8), Array(message.from.string.utf8), message.deliveryPayload,
             Self.text(settings.pendingTTLMillis), Self.text(settings.peerTTLMillis), Self.text(Int64(settings.maxPendingPerUser)),
             Array(node.utf8), Array(keys.nodePrefix.utf8), Array(keys.deliveryChannelPrefix.utf8),
-            Self.text(message.receivedAtMicros),
-        ]
+            Self.text(message.receivedAtMicros), Array(message.rateLimit.nonce.utf8),
+        ] + RedisRateLimitStore.limitArguments(message.rateLimit.buckets)
         redis.evalScript(MessageScripts.accept, keys: scriptKeys, arguments: arguments) { result in
             completion(RedisReplies.value(result).flatMap { value in
                 guard let items = value.array, let status = items.first?.integer else {
@@ -43,6 +43,9 @@ final class RedisMessageStore: MessageStore {
                 switch status {
                 case 1: return .success(.duplicate)
                 case 2: return .success(.queueFull)
+                case 3:
+                    guard items.count == 2, let wait = items[1].integer else { return .failure(RedisReplies.unexpected(value)) }
+                    return .success(.rateLimited(retryAfterMs: wait))
                 default:
                     guard items.count == 3, let cursor = items[1].string.flatMap(PendingCursor.init),
                           let routing = items[2].string.flatMap(Self.routing)

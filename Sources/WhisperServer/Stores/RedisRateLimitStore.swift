@@ -14,32 +14,50 @@ final class RedisRateLimitStore: RateLimitStore {
     private let redis: RedisClient
     private let keys: RedisKeys
 
+    /// Lua: `rate_limit(keys, first, member, args, at)` checks and charges the sliding-window
+    /// logs `keys[first…]`, whose count/window (ms) pairs are `args[at…]`, with the hit named
+    /// `member`. Returns 0 when every key had room (one hit recorded in each), else the wait in
+    /// ms (nothing recorded). A hit at t is in the window (now − W, now]; when a key is full,
+    /// the wait is until its (used − count)-th oldest hit leaves the window. Shared by the
+    /// message accept script, which charges SEND in the same round trip.
+    static let lua = """
+        local function rate_limit(keys, first, member, args, at)
+          local t = redis.call('TIME')
+          local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+          local wait = 0
+          for i = first, #keys do
+            local count = tonumber(args[at + 2 * (i - first)])
+            local window = tonumber(args[at + 2 * (i - first) + 1])
+            redis.call('ZREMRANGEBYSCORE', keys[i], '-inf', now - window)
+            local used = redis.call('ZCARD', keys[i])
+            if used >= count then
+              local entry = redis.call('ZRANGE', keys[i], used - count, used - count, 'WITHSCORES')
+              local w = tonumber(entry[2]) + window - now
+              if w > wait then wait = w end
+            end
+          end
+          if wait > 0 then return wait end
+          for i = first, #keys do
+            redis.call('ZADD', keys[i], now, member)
+            redis.call('PEXPIRE', keys[i], args[at + 2 * (i - first) + 1])
+          end
+          return 0
+        end
+
+        """
+
     /// KEYS: one sorted set per bucket. ARGV[1]: a unique member for this hit; then per
     /// bucket i: ARGV[2i] = count, ARGV[2i+1] = window in ms. Returns {allowed, retryAfterMs}.
-    /// A hit at t is in the window (now − W, now]; when a key is full, the wait is until its
-    /// (used − count)-th oldest hit leaves the window.
-    static let script = RedisScript(source: """
-        local t = redis.call('TIME')
-        local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-        local wait = 0
-        for i, key in ipairs(KEYS) do
-          local count = tonumber(ARGV[2 * i])
-          local window = tonumber(ARGV[2 * i + 1])
-          redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-          local used = redis.call('ZCARD', key)
-          if used >= count then
-            local entry = redis.call('ZRANGE', key, used - count, used - count, 'WITHSCORES')
-            local w = tonumber(entry[2]) + window - now
-            if w > wait then wait = w end
-          end
-        end
+    static let script = RedisScript(source: lua + """
+        local wait = rate_limit(KEYS, 1, ARGV[1], ARGV, 2)
         if wait > 0 then return {0, wait} end
-        for i, key in ipairs(KEYS) do
-          redis.call('ZADD', key, now, ARGV[1])
-          redis.call('PEXPIRE', key, ARGV[2 * i + 1])
-        end
         return {1, 0}
         """)
+
+    /// The arguments `rate_limit` reads for `buckets`: count and window (ms) per bucket.
+    static func limitArguments(_ buckets: [RateLimitBucket]) -> [[UInt8]] {
+        buckets.flatMap { [Array(String($0.limit.count).utf8), Array(String($0.limit.windowSeconds * 1000).utf8)] }
+    }
 
     init(redis: RedisClient, keys: RedisKeys) {
         self.redis = redis
@@ -48,11 +66,7 @@ final class RedisRateLimitStore: RateLimitStore {
 
     func hit(_ buckets: [RateLimitBucket], nonce: String, completion: @escaping StoreCompletion<RateLimitDecision>) {
         guard !buckets.isEmpty else { return redis.loop.deferToEndOfIteration { completion(.success(.allowed)) } }
-        var arguments: [[UInt8]] = [Array(nonce.utf8)]
-        for bucket in buckets {
-            arguments.append(Array(String(bucket.limit.count).utf8))
-            arguments.append(Array(String(bucket.limit.windowSeconds * 1000).utf8))
-        }
+        let arguments = [Array(nonce.utf8)] + Self.limitArguments(buckets)
         let redisKeys = buckets.map { keys.rateLimit(subject: $0.subject, action: $0.action) }
         redis.evalScript(Self.script, keys: redisKeys, arguments: arguments) { result in
             switch RedisReplies.value(result) {

@@ -46,14 +46,17 @@ public struct MessageAcceptance: Sendable {
     /// Wall clock (µs) when the frame was read, carried to the delivering node for
     /// `whisper_routing_latency_seconds`.
     public let receivedAtMicros: Int64
+    /// The SEND rate limit, checked and charged in the same atomic step before anything else.
+    public let rateLimit: RateLimitCharge
 
     public init(from: WhisperID, to: WhisperID, messageId: CanonicalUUID, deliveryPayload: [UInt8],
-                receivedAtMicros: Int64) {
+                receivedAtMicros: Int64, rateLimit: RateLimitCharge) {
         self.from = from
         self.to = to
         self.messageId = messageId
         self.deliveryPayload = deliveryPayload
         self.receivedAtMicros = receivedAtMicros
+        self.rateLimit = rateLimit
     }
 }
 
@@ -64,6 +67,8 @@ public enum AcceptOutcome: Sendable, Equatable {
     case duplicate
     /// The recipient's queue holds the maximum number of messages.
     case queueFull
+    /// A SEND rate limit is exhausted: nothing was charged or stored.
+    case rateLimited(retryAfterMs: Int64)
 }
 
 /// A page of a user's pending queue: each message's cursor and `message_received` payload.
@@ -112,7 +117,8 @@ public enum ReceiptOutcome: Sendable, Equatable {
 /// The pending queues, idempotency keys and per-user event queues (Redis), each operation
 /// one atomic step. Completions run on the caller's loop.
 public protocol MessageStore {
-    /// Atomically: unless (from, messageId) is known, append the message to the recipient's
+    /// Atomically: charge the rate limit (refuse if exhausted); unless (from, messageId) is
+    /// known, append the message to the recipient's
     /// queue (TTL `PENDING_TTL`), remember the key as long, record both users as direct
     /// peers, and route the `message_received` frame to the recipient's socket.
     func accept(_ message: MessageAcceptance, completion: @escaping StoreCompletion<AcceptOutcome>)

@@ -12,7 +12,8 @@ import WhisperProtocol
 /// 3. Ed25519 over SHA-256 of the canonical bytes (spec §3.5) with the sender's sign key,
 ///    which the session carries → else `AUTH_FAILED`;
 /// 4. the recipient exists → else `NOT_FOUND`, and is not banned → else `FORBIDDEN`;
-/// 5. SEND rate limit per identity and per IP → else `RATE_LIMITED`;
+/// 5. SEND rate limit per identity and per IP → else `RATE_LIMITED`, checked and charged as
+///    the first part of step 6's script (one Redis round trip per message, not two);
 /// 6. one atomic store step: unless (from, messageId) was seen, append to the recipient's
 ///    pending queue, record the direct peers, and route `message_received` to the
 ///    recipient's socket (on this node: written here; on another node: published) — and
@@ -84,21 +85,24 @@ public final class MessagingService {
             case .success(.active):
                 break
             }
-            rateLimiter.check(.send, subjects: [.ip(client.ip), .identity(session.whisperId.string)]) { [self] result in
-                if case .failure(let error) = result { return completion(.failure(error)) }
-                accept(message, receivedAtMicros: receivedAtMicros, client: client, completion)
-            }
+            accept(message, receivedAtMicros: receivedAtMicros, client: client, completion)
         }
     }
 
+    /// Steps 5–6 in one Redis round trip: the rate limit is charged inside the accept script.
     private func accept(_ message: SendMessagePayload, receivedAtMicros: Int64, client: ClientRef,
                         _ completion: @escaping Completion<Void>) {
+        let charge = rateLimiter.charge(.send, subjects: [.ip(client.ip), .identity(message.from.string)])
         let acceptance = MessageAcceptance(from: message.from, to: message.to, messageId: message.messageId,
-                                           deliveryPayload: message.deliveryPayload, receivedAtMicros: receivedAtMicros)
+                                           deliveryPayload: message.deliveryPayload, receivedAtMicros: receivedAtMicros,
+                                           rateLimit: charge)
         store.accept(acceptance) { [self] result in
             switch result {
             case .failure(let error):
                 completion(.failure(.storage(error)))
+            case .success(.rateLimited(let retryAfterMs)):
+                rateLimiter.refused(.send)
+                completion(.failure(.rateLimited(retryAfterMs: max(1, retryAfterMs))))
             case .success(.queueFull):
                 log.warn("pending_queue_full", whisperId: message.to.string, messageId: message.messageId.string)
                 completion(.failure(.rateLimited(retryAfterMs: Self.queueFullRetryAfterMs)))

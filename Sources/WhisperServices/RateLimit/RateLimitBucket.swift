@@ -15,6 +15,12 @@ public struct RateLimitBucket: Sendable, Equatable {
     }
 }
 
+/// One hit to charge to several buckets at once, all or nothing; `nonce` names the hit.
+public struct RateLimitCharge: Sendable, Equatable {
+    public let buckets: [RateLimitBucket]
+    public let nonce: String
+}
+
 /// Whom a hit counts against.
 public enum RateLimitSubject: Sendable, Equatable {
     case ip(String)

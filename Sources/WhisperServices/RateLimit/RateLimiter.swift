@@ -26,14 +26,26 @@ public final class RateLimiter {
         self.refused = refused
     }
 
+    /// The buckets one `action` hit charges, for a store that checks them inside a larger
+    /// atomic step (the message accept script) instead of a round trip of their own. Report
+    /// a refusal with `refused(_:)`.
+    public func charge(_ action: RateLimitAction, subjects: [RateLimitSubject]) -> RateLimitCharge {
+        RateLimitCharge(buckets: subjects.map { subject in
+            RateLimitBucket(action: action, subject: subject.key, limit: limits[action, subject.scope])
+        }, nonce: random.hex(8))
+    }
+
+    /// Counts a refusal decided by a store (`whisper_rate_limited_total{action}`).
+    public func refused(_ action: RateLimitAction) {
+        refused[action]?.increment()
+    }
+
     /// Charges one `action` hit to each subject. `.failure(.rateLimited)` when any limit is
     /// exhausted (nothing is charged then), `.failure(.storage)` when the store failed.
     public func check(_ action: RateLimitAction, subjects: [RateLimitSubject],
                       completion: @escaping (Result<Void, ServiceError>) -> Void) {
-        let buckets = subjects.map { subject in
-            RateLimitBucket(action: action, subject: subject.key, limit: limits[action, subject.scope])
-        }
-        store.hit(buckets, nonce: random.hex(8)) { [refused] result in
+        let charge = charge(action, subjects: subjects)
+        store.hit(charge.buckets, nonce: charge.nonce) { [refused] result in
             switch result {
             case .success(.allowed):
                 completion(.success(()))
