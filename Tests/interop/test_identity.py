@@ -195,7 +195,8 @@ def test_frames_logged_by_the_swift_suite_match_the_schemas():
         assert not errors, f"{path}:{number}: {errors}\n{line[:500]}"
         seen[frame["type"]] = seen.get(frame["type"], 0) + 1
     for frame_type in ("register_challenge", "register_ack", "session_refreshed", "logged_out", "session_revoked",
-                       "error", "pong"):
+                       "error", "pong", "message_accepted", "message_received", "pending_messages",
+                       "receipt_accepted", "message_delivered"):
         assert seen.get(frame_type), f"the Swift suite produced no {frame_type} frame: {seen}"
 
 
