@@ -157,6 +157,11 @@ final class LoopContext {
     /// Loop 0 of every node: renew the node's liveness key (routes to a dead node are
     /// ignored), sweep expired pending queues, refresh `whisper_pending_messages`.
     private func heartbeat() {
+        guard redis.isConnected else {
+            // Still connecting (start-up) or reconnecting: the Redis client logs that already.
+            loop.schedule(afterNanoseconds: 200_000_000) { [weak self] in self?.heartbeat() }
+            return
+        }
         presence.heartbeat { [weak self] result in
             guard let self else { return }
             switch result {
