@@ -61,7 +61,7 @@ let package = Package(
         .testTarget(name: "WhisperRuntimeTests", dependencies: ["WhisperRuntime", "WhisperTesting"]),
         .testTarget(name: "WhisperStorageTests", dependencies: ["WhisperStorage", "WhisperTesting"]),
         .testTarget(name: "WhisperServicesTests", dependencies: ["WhisperServices", "WhisperProtocol", "WhisperOps", "CSodium"]),
-        .testTarget(name: "WhisperBenchTests", dependencies: ["WhisperBench", "WhisperWebSocket"]),
+        .testTarget(name: "WhisperBenchTests", dependencies: ["WhisperBench", "WhisperProtocol", "WhisperWebSocket"]),
         .testTarget(name: "WhisperServerTests", dependencies: ["WhisperServer", "WhisperServices", "WhisperStorage", "WhisperProtocol", "WhisperTesting"]),
     ],
     swiftLanguageModes: [.v6]
