@@ -9,6 +9,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "whisper-server", targets: ["whisper-server"]),
+        .executable(name: "whisper-bench", targets: ["whisper-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -51,6 +52,10 @@ let package = Package(
             "WhisperRuntime", "WhisperWebSocket", "WhisperProtocol", "CLinux", "CSodium",
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
+        .executableTarget(name: "whisper-bench", dependencies: [
+            "WhisperBench",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
 
         // MARK: Tests
         .target(name: "WhisperTesting", dependencies: ["WhisperServer", "WhisperServices", "WhisperWebSocket", "WhisperHTTP", "WhisperProtocol", "WhisperStorage", "CLinux", "COpenSSL", "CSodium"]),
@@ -61,7 +66,7 @@ let package = Package(
         .testTarget(name: "WhisperRuntimeTests", dependencies: ["WhisperRuntime", "WhisperTesting"]),
         .testTarget(name: "WhisperStorageTests", dependencies: ["WhisperStorage", "WhisperTesting"]),
         .testTarget(name: "WhisperServicesTests", dependencies: ["WhisperServices", "WhisperProtocol", "WhisperOps", "CSodium"]),
-        .testTarget(name: "WhisperBenchTests", dependencies: ["WhisperBench", "WhisperProtocol", "WhisperWebSocket"]),
+        .testTarget(name: "WhisperBenchTests", dependencies: ["WhisperBench", "WhisperTesting", "WhisperProtocol", "WhisperWebSocket"]),
         .testTarget(name: "WhisperServerTests", dependencies: ["WhisperServer", "WhisperServices", "WhisperStorage", "WhisperProtocol", "WhisperTesting"]),
     ],
     swiftLanguageModes: [.v6]
