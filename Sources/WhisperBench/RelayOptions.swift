@@ -35,8 +35,14 @@ public struct RelayOptions: Sendable {
     func validate() throws(BenchError) {
         guard pairs >= 1 else { throw .invalidOption("--pairs must be at least 1") }
         guard inFlight >= 1 else { throw .invalidOption("--in-flight must be at least 1") }
-        guard durationSeconds > 0, warmupSeconds >= 0 else { throw .invalidOption("--duration must be > 0, --warmup ≥ 0") }
-        if let rate { guard rate > 0, rate.isFinite else { throw .invalidOption("--rate must be > 0") } }
+        // Upper bounds keep the pre-sign arithmetic far from a trapping conversion.
+        guard durationSeconds > 0, durationSeconds <= 86_400, warmupSeconds >= 0, warmupSeconds <= 3_600 else {
+            throw .invalidOption("--duration must be in (0, 86400], --warmup in [0, 3600]")
+        }
+        if let rate { guard rate > 0, rate <= 10_000_000 else { throw .invalidOption("--rate must be in (0, 10000000]") } }
+        if let presignBudget {
+            guard (0...100_000_000).contains(presignBudget) else { throw .invalidOption("--presign-budget must be 0…100000000") }
+        }
         guard (1...8_016).contains(ciphertextBytes) else { throw .invalidOption("--ciphertext-bytes must be 1…8016") }
         // Signed timestamps must stay within the server's ±10 min of its clock.
         guard !presign || warmupSeconds + durationSeconds <= 540 else {
