@@ -12,18 +12,20 @@ struct WhisperBenchCommand: AsyncParsableCommand {
         commandName: "whisper-bench",
         abstract: "Load generator for whisper-server: phones over real WebSockets (masked frames, real Ed25519 keys).",
         discussion: """
-        Each scenario prints a human summary and one JSON line with every number (--json: only the JSON).
-        Exit status: 0 when the run was clean (no errors, nothing lost or duplicated), 1 when it was not,
+        Each scenario prints a human summary and one JSON line with every number (--json: only the JSON). \
+        Exit status 0 when the run was clean (no errors, nothing lost or duplicated), 1 when it was not, \
         2 when it could not run.
 
-        The server must be configured for benchmark rates, or its rate limits become the result:
-          WHISPER_RATE_SEND=1000000/10      WHISPER_RATE_SEND_IP=1000000/10
-          WHISPER_RATE_REGISTER=1000000/10  WHISPER_RATE_REGISTER_IP=1000000/10
-          WHISPER_RATE_FETCH=1000000/10     WHISPER_RATE_FETCH_IP=1000000/10
-          WHISPER_MAX_PENDING_PER_USER=1000000   (drain: at least --messages; default 10000)
-          WHISPER_LOG_LEVEL=warn                 (per-message info lines cost as much as the work)
-        Holding many connections needs `ulimit -n` above the connection count for both the server and
-        the bench (the bench raises its soft limit to the hard limit itself).
+        The server must be configured for benchmark rates, or its limits become the result:
+
+          WHISPER_RATE_SEND=1000000/10 WHISPER_RATE_SEND_IP=1000000/10
+          WHISPER_RATE_REGISTER=1000000/10 WHISPER_RATE_REGISTER_IP=1000000/10
+          WHISPER_RATE_FETCH=1000000/10 WHISPER_RATE_FETCH_IP=1000000/10
+          WHISPER_MAX_PENDING_PER_USER=1000000  (drain: at least --messages)
+          WHISPER_LOG_LEVEL=warn  (per-message info lines cost as much as the work)
+
+        Holding many connections needs `ulimit -n` above the connection count for the server \
+        and the bench alike (the bench raises its own soft limit to the hard limit).
         """,
         subcommands: [Relay.self, Idle.self, Drain.self, Login.self]
     )
@@ -60,10 +62,10 @@ struct Relay: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Pairs of phones messaging each other: throughput, latency, loss, duplicates, and CPU per message.",
         discussion: """
-        With --server-pid (and --redis-pid) and --admin-url, the CPU time of those processes
-        (/proc/<pid>/stat) and the server's whisper_ed25519_verify_seconds (/metrics) are read at both
-        edges of the window, giving server CPU per relayed message, the mean verify, and
-        R = server CPU per message / mean verify (R_total with Redis).
+        With --server-pid (and --redis-pid) and --admin-url, the CPU time of those processes \
+        (/proc/<pid>/stat) and the server's whisper_ed25519_verify_seconds (/metrics) are read at both \
+        edges of the window, giving the server CPU per relayed message, the mean verify, and \
+        R = server CPU per message / mean verify (R_total adds Redis).
         """)
 
     @OptionGroup var common: CommonOptions
