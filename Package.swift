@@ -9,9 +9,11 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "whisper-server", targets: ["whisper-server"]),
+        .executable(name: "whisper-bench", targets: ["whisper-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // MARK: C libraries and shims
@@ -43,6 +45,18 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
+        // MARK: Load generator
+        // Drives the server over real WebSockets like phones do; shares the runtime and codecs
+        // with the server but none of its logic.
+        .target(name: "WhisperBench", dependencies: [
+            "WhisperRuntime", "WhisperWebSocket", "WhisperProtocol", "CLinux", "CSodium",
+            .product(name: "Histogram", package: "hdrhistogram-swift"),
+        ]),
+        .executableTarget(name: "whisper-bench", dependencies: [
+            "WhisperBench",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
         // MARK: Tests
         .target(name: "WhisperTesting", dependencies: ["WhisperServer", "WhisperServices", "WhisperWebSocket", "WhisperHTTP", "WhisperProtocol", "WhisperStorage", "CLinux", "COpenSSL", "CSodium"]),
         .testTarget(name: "WhisperProtocolTests", dependencies: ["WhisperProtocol"], exclude: ["Fixtures"]),
@@ -52,6 +66,7 @@ let package = Package(
         .testTarget(name: "WhisperRuntimeTests", dependencies: ["WhisperRuntime", "WhisperTesting"]),
         .testTarget(name: "WhisperStorageTests", dependencies: ["WhisperStorage", "WhisperTesting"]),
         .testTarget(name: "WhisperServicesTests", dependencies: ["WhisperServices", "WhisperProtocol", "WhisperOps", "CSodium"]),
+        .testTarget(name: "WhisperBenchTests", dependencies: ["WhisperBench", "WhisperTesting", "WhisperProtocol", "WhisperWebSocket"]),
         .testTarget(name: "WhisperServerTests", dependencies: ["WhisperServer", "WhisperServices", "WhisperStorage", "WhisperProtocol", "WhisperTesting"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,100 @@
+import WhisperProtocol
+
+/// The JSON text of every frame the benchmark sends, built with the protocol module's writer
+/// (no Foundation, no dictionaries) so the generator stays cheap next to the server it drives.
+/// Member order follows docs/protocol.md.
+enum ClientFrames {
+    static func registerBegin(requestId: String, identity: BenchIdentity, whisperId: String?) -> [UInt8] {
+        frame("register_begin", requestId: requestId) { w in
+            versions(&w)
+            w.member("deviceId", identity.deviceId)
+            w.member("platform", identity.platform)
+            if let whisperId { w.member("whisperId", whisperId) }
+        }
+    }
+
+    /// Signs the 32 raw challenge bytes (contract §4: no hashing, no encoding).
+    static func registerProof(requestId: String, identity: BenchIdentity, challengeId: String,
+                              challenge: [UInt8], whisperId: String?) -> [UInt8] {
+        frame("register_proof", requestId: requestId) { w in
+            versions(&w)
+            w.member("challengeId", challengeId)
+            w.member("deviceId", identity.deviceId)
+            w.member("platform", identity.platform)
+            if let whisperId { w.member("whisperId", whisperId) }
+            w.member("encPublicKey", identity.encPublicKeyBase64)
+            w.member("signPublicKey", identity.signPublicKeyBase64)
+            w.member("signature", Base64.encode(identity.sign(challenge)))
+        }
+    }
+
+    /// A signed text message. `nonce` is 24 bytes, `ciphertext` opaque (the server never
+    /// decrypts); the signature covers the canonical bytes of spec §3.5.
+    static func sendMessage(requestId: String, token: String, messageId: String, from: String, to: String,
+                            timestamp: Int64, nonce: [UInt8], ciphertext: [UInt8], signer: BenchIdentity) -> [UInt8] {
+        let nonceText = Base64.encode(nonce)
+        let ciphertextText = Base64.encode(ciphertext)
+        let canonical = CanonicalSigning.signedBytes(
+            messageType: SendMessagePayload.type, messageId: messageId, from: from, toOrGroupId: to,
+            timestampMillis: timestamp, nonceBase64: nonceText, ciphertextBase64: ciphertextText)
+        let signature = Base64.encode(signer.signDigest(of: canonical))
+        return frame(SendMessagePayload.type, requestId: requestId) { w in
+            privileged(&w, token: token)
+            w.member("messageId", messageId)
+            w.member("from", from)
+            w.member("to", to)
+            w.member("msgType", "text")
+            w.member("timestamp", timestamp)
+            w.member("nonce", nonceText)
+            w.member("ciphertext", ciphertextText)
+            w.member("sig", signature)
+        }
+    }
+
+    /// `from` is the recipient (us), `to` the message's sender.
+    static func deliveryReceipt(requestId: String, token: String, messageId: String, from: String, to: String,
+                                timestamp: Int64) -> [UInt8] {
+        frame(DeliveryReceiptPayload.type, requestId: requestId) { w in
+            privileged(&w, token: token)
+            w.member("messageId", messageId)
+            w.member("from", from)
+            w.member("to", to)
+            w.member("status", "delivered")
+            w.member("timestamp", timestamp)
+        }
+    }
+
+    static func fetchPending(requestId: String, token: String, cursor: String?, limit: Int) -> [UInt8] {
+        frame(FetchPendingPayload.type, requestId: requestId) { w in
+            privileged(&w, token: token)
+            if let cursor { w.member("cursor", cursor) }
+            w.member("limit", Int64(limit))
+        }
+    }
+
+    // MARK: Envelope
+
+    /// `{"type":…,"requestId":…,"payload":{…}}`
+    private static func frame(_ type: String, requestId: String, payload: (inout JSONWriter) -> Void) -> [UInt8] {
+        var w = JSONWriter(capacity: 512)
+        w.beginObject()
+        w.member("type", type)
+        w.member("requestId", requestId)
+        w.key("payload")
+        w.beginObject()
+        payload(&w)
+        w.endObject()
+        w.endObject()
+        return w.bytes
+    }
+
+    private static func versions(_ w: inout JSONWriter) {
+        w.member("protocolVersion", Int64(1))
+        w.member("cryptoVersion", Int64(1))
+    }
+
+    private static func privileged(_ w: inout JSONWriter, token: String) {
+        versions(&w)
+        w.member("sessionToken", token)
+    }
+}

@@ -1,0 +1,76 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import WhisperRuntime
+
+/// `relay`: P pairs of logged-in phones; each sender sends signed messages to its peer, which
+/// answers every `message_received` with a `delivery_receipt`; the sender expects
+/// `message_accepted` and then `message_delivered`. Warm-up, a measured window, then a settle
+/// and a `fetch_pending` sweep so that loss and duplicates are judged on everything.
+public enum RelayScenario {
+    public static func run(_ options: RelayOptions, connection: ConnectionOptions) async throws -> RelayResult {
+        try options.validate()
+        try FileDescriptorLimit.ensure(2 * options.pairs + FileDescriptorLimit.overhead)
+        let runtime = try BenchRuntime(options: connection)
+        defer { runtime.shutdown() }
+
+        let shardCount = runtime.loops.count
+        let run = UInt32.random(in: 1 ... .max)
+        let loginConcurrency = max(1, connection.connectConcurrency / shardCount)
+        let shards = await runtime.makeShards { context in
+            let index = context.loop.index
+            let streams = stride(from: index, to: options.pairs, by: shardCount).map { UInt32($0) }
+            let rate = options.rate.map { $0 * Double(streams.count) / Double(options.pairs) }
+            return RelayShard(context: context, plan: RelayShard.Plan(
+                run: run, streams: streams, inFlight: options.inFlight, rate: rate,
+                ciphertextBytes: options.ciphertextBytes, loginConcurrency: loginConcurrency))
+        }
+
+        let logins = LoginTally.merged(await gather(shards) { shard, done in shard.connect(completion: done) })
+        guard logins.failures.isEmpty else {
+            _ = await gather(shards) { shard, done in shard.closeAll { done(()) } }
+            throw BenchError.setup("relay: \(logins.failures.total) of \(logins.attempted) logins failed: \(logins.failures.line)")
+        }
+        var presigned = 0
+        if options.presign {
+            let perSender = options.presignPerSender
+            presigned = await gather(shards) { shard, done in done(shard.presign(perSender: perSender)) }.reduce(0, +)
+        }
+
+        let start = MonotonicClock.now() + 50_000_000
+        let window = RelayWindow(start: start, windowStart: start + MonotonicClock.nanoseconds(options.warmupSeconds),
+                                 windowEnd: start + MonotonicClock.nanoseconds(options.warmupSeconds + options.durationSeconds))
+        _ = await gather(shards) { shard, done in
+            shard.start(window)
+            done(())
+        }
+        let probe = ResourceProbe(targets: options.probe)
+        let measuring = options.probe.serverPid != nil || options.probe.admin != nil
+        try await sleep(until: window.windowStart)
+        let before = measuring ? probe.sample() : nil
+        try await sleep(until: window.windowEnd)
+        let after = measuring ? probe.sample() : nil
+
+        let settled = await gather(shards) { shard, done in shard.settle(timeoutSeconds: options.settleTimeoutSeconds, completion: done) }
+        _ = await gather(shards) { shard, done in shard.sweep { done(()) } }
+        let total = RelayShardResult.merged(await gather(shards) { shard, done in done(shard.result()) })
+        _ = await gather(shards) { shard, done in shard.closeAll { done(()) } }
+
+        var cost: RelayCost?
+        if let before, let after {
+            cost = RelayCost(start: before, end: after, windowSeconds: window.seconds,
+                             relayedMessages: total.counters.deliveredInWindow, cores: options.cores ?? onlineCores())
+        }
+        return RelayResult(options: options, connection: connection, windowSeconds: window.seconds, logins: logins,
+                           presigned: presigned, total: total, settled: settled.allSatisfy { $0 }, cost: cost)
+    }
+
+    static func sleep(until deadline: UInt64) async throws {
+        let now = MonotonicClock.now()
+        if deadline > now { try await Task.sleep(nanoseconds: deadline - now) }
+    }
+
+    static func onlineCores() -> Int {
+        max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+    }
+}

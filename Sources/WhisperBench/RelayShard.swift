@@ -1,0 +1,123 @@
+/// The relay scenario's pairs on one loop, and the phases the orchestrator walks them
+/// through: connect → pre-sign → start → settle → sweep → result → close. Loop thread only;
+/// the orchestrator reaches it through `LoopBound`.
+final class RelayShard: PhoneOwner {
+    struct Plan: Sendable {
+        var run: UInt32
+        /// Global pair numbers this shard plays.
+        var streams: [UInt32]
+        var inFlight: Int
+        /// Open loop: this shard's share of the target rate, messages per second.
+        var rate: Double?
+        var ciphertextBytes: Int
+        var loginConcurrency: Int
+    }
+
+    let context: ShardContext
+    let plan: Plan
+    var pairs: [RelayPair] = []
+    var window = RelayWindow(start: .max, windowStart: .max, windowEnd: .max)
+    var counters = RelayCounters()
+    var errors = ErrorTally()
+    var acceptLatency = LatencyRecorder()
+    var receiveLatency = LatencyRecorder()
+    /// Open loop: sends issued so far (including skipped ones).
+    var issued: UInt64 = 0
+    /// Open loop: at most this many unanswered sends per sender before skipping.
+    static let openLoopMaxInFlight = 1_000
+
+    init(context: ShardContext, plan: Plan) {
+        self.context = context
+        self.plan = plan
+    }
+
+    // MARK: Phases
+
+    /// Logs every sender and recipient in (new identities).
+    func connect(completion: @escaping (LoginTally) -> Void) {
+        var phones: [Phone] = []
+        for (index, stream) in plan.streams.enumerated() {
+            let sender = Phone(index: index, identity: context.newIdentity())
+            let recipient = Phone(index: index, identity: context.newIdentity())
+            sender.owner = self
+            recipient.owner = self
+            pairs.append(RelayPair(stream: stream, sender: sender, recipient: recipient))
+            phones += [sender, recipient]
+        }
+        context.logIn(phones, concurrency: plan.loginConcurrency, completion: completion)
+    }
+
+    /// Signs `perSender` messages for every sender ahead of the run; answers how many.
+    func presign(perSender: Int) -> Int {
+        var signed = 0
+        for pair in pairs {
+            pair.outbox.reserveCapacity(perSender)
+            for sequence in 0..<UInt64(perSender) {
+                guard let frame = makeFrame(pair, sequence: sequence) else { break }
+                pair.outbox.append(frame)
+                signed += 1
+            }
+        }
+        return signed
+    }
+
+    /// Arms the run: sending begins at `window.start` and stops at `window.windowEnd`.
+    func start(_ window: RelayWindow) {
+        self.window = window
+        let now = MonotonicClock.now()
+        let delay = window.start > now ? window.start - now : 0
+        context.loop.schedule(afterNanoseconds: delay) { [self] in
+            if plan.rate != nil {
+                tickOpenLoop()
+            } else {
+                let now = MonotonicClock.now()
+                for pair in pairs {
+                    for _ in 0..<plan.inFlight { send(pair, at: now) }
+                }
+            }
+        }
+    }
+
+    /// Waits until nothing is in flight (every ack, delivery and receipt has come back), or
+    /// the timeout; answers whether everything settled.
+    func settle(timeoutSeconds: Double, completion: @escaping (Bool) -> Void) {
+        let deadline = MonotonicClock.now() + MonotonicClock.nanoseconds(timeoutSeconds)
+        func check() {
+            if pairs.allSatisfy(\.isSettled) { return completion(true) }
+            if MonotonicClock.now() >= deadline { return completion(false) }
+            context.loop.schedule(afterNanoseconds: 10_000_000) { check() }
+        }
+        check()
+    }
+
+    func result() -> RelayShardResult {
+        var lost = 0, unacknowledged = 0
+        for pair in pairs {
+            lost += pair.accepted.countMissing(from: pair.received)
+            unacknowledged += pair.received.countMissing(from: pair.accepted)
+        }
+        return RelayShardResult(counters: counters, errors: errors, acceptLatency: acceptLatency,
+                                receiveLatency: receiveLatency, lost: lost, unacknowledgedReceived: unacknowledged)
+    }
+
+    func closeAll(completion: @escaping () -> Void) {
+        context.closeAll(pairs.flatMap { [$0.sender, $0.recipient] }, completion: completion)
+    }
+
+    // MARK: PhoneOwner
+
+    func phone(_ phone: Phone, didReceive frame: ServerFrame) {
+        guard phone.index < pairs.count else { return }
+        let pair = pairs[phone.index]
+        if phone === pair.sender {
+            senderReceived(frame, pair: pair)
+        } else {
+            recipientReceived(frame, pair: pair)
+        }
+    }
+
+    func phone(_ phone: Phone, didEnd end: ClientEnd) {
+        // Our own closes at the end are expected; anything else lost a phone mid-run.
+        if end != .closedByClient { errors.add(end.label) }
+    }
+}

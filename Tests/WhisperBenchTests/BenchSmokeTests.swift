@@ -1,0 +1,111 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import WhisperBench
+import WhisperTesting
+
+/// Every scenario, briefly, against a whole server in this process (real PostgreSQL and
+/// Redis): they must complete with no errors, nothing lost and nothing duplicated. Speed is
+/// not judged here.
+@Suite(.serialized) struct BenchSmokeTests {
+    /// What docs and `whisper-bench --help` tell operators to set for benchmarks.
+    static let benchmarkLimits = [
+        "WHISPER_RATE_SEND": "1000000/10", "WHISPER_RATE_SEND_IP": "1000000/10",
+        "WHISPER_RATE_REGISTER": "1000000/10", "WHISPER_RATE_REGISTER_IP": "1000000/10",
+        "WHISPER_RATE_FETCH": "1000000/10", "WHISPER_RATE_FETCH_IP": "1000000/10",
+        "WHISPER_MAX_PENDING_PER_USER": "100000",
+    ]
+
+    private func connection(_ server: TestServer) -> ConnectionOptions {
+        var options = ConnectionOptions()
+        options.port = server.publicPort
+        options.sourceAddresses = 4
+        return options
+    }
+
+    @Test func relay_fewPairs_twoSeconds_nothingLostOrDuplicated_andCostIsMeasured() async throws {
+        let server = try await TestServer(Self.benchmarkLimits)
+        defer { server.stop() }
+        var options = RelayOptions()
+        options.pairs = 4
+        options.warmupSeconds = 0.5
+        options.durationSeconds = 2
+        options.presignBudget = 4_000
+        // The server runs in this process, so its pid is ours: the numbers mean nothing here,
+        // but the /proc and /metrics path is exercised.
+        options.probe = ProbeTargets(serverPid: getpid(), admin: AdminEndpoint(host: "127.0.0.1", port: server.adminPort))
+        let result = try await RelayScenario.run(options, connection: connection(server))
+        #expect(result.errors.isEmpty, "\(result.errors.counts)")
+        #expect(result.lost == 0)
+        #expect(result.duplicated == 0)
+        #expect(result.settled)
+        #expect(result.counters.accepted > 0)
+        #expect(result.counters.delivered == result.counters.accepted)
+        #expect(result.acceptLatency.count > 0 && result.receiveLatency.count > 0)
+        #expect(result.cost?.meanVerifyMicros != nil, "\(String(describing: result.cost?.metricsError))")
+        #expect(result.cost?.ratio != nil)
+        #expect(result.passed)
+    }
+
+    @Test func relay_openLoop_holdsItsRate() async throws {
+        let server = try await TestServer(Self.benchmarkLimits)
+        defer { server.stop() }
+        var options = RelayOptions()
+        options.pairs = 3
+        options.rate = 300
+        options.warmupSeconds = 0.2
+        options.durationSeconds = 1
+        let result = try await RelayScenario.run(options, connection: connection(server))
+        #expect(result.passed, "\(result.report.summary)")
+        #expect(abs(result.counters.sentInWindow - 300) <= 3, "sent \(result.counters.sentInWindow)")
+        #expect(result.counters.signedLive == 0)
+    }
+
+    @Test func drain_500Messages_pageOutExactlyOnce() async throws {
+        let server = try await TestServer(Self.benchmarkLimits)
+        defer { server.stop() }
+        var options = DrainOptions()
+        options.messages = 500
+        options.senders = 3
+        options.page = 120
+        let result = try await DrainScenario.run(options, connection: connection(server))
+        #expect(result.errors.isEmpty, "\(result.errors.counts)")
+        #expect(result.fill.accepted == 500)
+        #expect(result.fetch.unique == 500 && result.fetch.duplicates == 0)
+        #expect(result.fetch.pages == 5)
+        #expect(result.passed)
+    }
+
+    @Test func login_20Registrations_then20Recoveries() async throws {
+        let server = try await TestServer(Self.benchmarkLimits)
+        defer { server.stop() }
+        var options = LoginOptions()
+        options.logins = 20
+        options.concurrency = 8
+        let result = try await LoginScenario.run(options, connection: connection(server))
+        #expect(result.errors.isEmpty, "\(result.errors.counts)")
+        #expect(result.registrations.succeeded == 20 && result.recoveries.succeeded == 20)
+        #expect(result.passed)
+    }
+
+    @Test func idle_20Connections_surviveAnIdleTimeout_byAnsweringPings() async throws {
+        // Pings every second and a 3 s idle timeout: a client that did not answer Pings
+        // would be dropped during the 4 s hold.
+        var environment = Self.benchmarkLimits
+        environment["WHISPER_WS_PING_INTERVAL_SECONDS"] = "1"
+        environment["WHISPER_WS_IDLE_TIMEOUT_SECONDS"] = "3"
+        let server = try await TestServer(environment)
+        defer { server.stop() }
+        var options = IdleOptions()
+        options.connections = 20
+        options.holdSeconds = 4
+        options.serverPid = getpid()
+        let result = try await IdleScenario.run(options, connection: connection(server))
+        #expect(result.loggedIn == 20 && result.stayedOpen == 20, "\(result.report.summary)")
+        #expect(result.ended.isEmpty)
+        #expect(result.pingsAnswered >= 20)
+        #expect(result.rssBefore != nil && result.rssHolding != nil)
+        #expect(result.passed)
+    }
+}
