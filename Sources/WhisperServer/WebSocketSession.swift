@@ -24,13 +24,12 @@ final class WebSocketSession: ConnectionDelegate {
         self.context = context
     }
 
-    var peerIP: String { connection.peer.ip }
+    var peerIP: String { client.ip }
 
     /// Who is asking, for the services: the IP (rate limits) and this socket (revocations
-    /// spare the socket that caused them).
-    var client: ClientRef {
-        ClientRef(ip: peerIP, connection: ConnectionRef(node: context.shared.nodeId, connection: connection.id))
-    }
+    /// spare the socket that caused them). Formatted once: every frame needs it.
+    private(set) lazy var client = ClientRef(ip: connection.peer.ip,
+                                             connection: ConnectionRef(node: context.shared.nodeId, connection: connection.id))
 
     func connection(_ connection: Connection, didRead bytes: UnsafeRawBufferPointer) {
         execute(state.receive(bytes, now: connection.loop.now))

@@ -45,12 +45,13 @@ enum MessageScripts {
     /// 11 rate-limit hit name, 12… count/window pairs of the rate-limit logs.
     /// Returns {3, wait ms} rate limited, {1} duplicate, {2} queue full, {0, entryId, routing}.
     static let accept = RedisScript(source: prelude + RedisRateLimitStore.lua + """
-        local wait = rate_limit(KEYS, 8, ARGV[11], ARGV, 12)
+        local now = now_ms()
+        local wait = rate_limit(KEYS, 8, ARGV[11], ARGV, 12, now)
         if wait > 0 then return {3, wait} end
         if redis.call('EXISTS', KEYS[1]) == 1 then return {1} end
-        local now = now_ms()
         local ttl = tonumber(ARGV[4])
-        trim(KEYS[2], KEYS[6], now - ttl)
+        -- Expired entries are trimmed by fetch and by the sweeper, not here: the cap may
+        -- count a few of them, which only makes it stricter.
         if redis.call('XLEN', KEYS[2]) >= tonumber(ARGV[6]) then return {2} end
         local id = redis.call('XADD', KEYS[2], '*', 'm', ARGV[3])
         redis.call('PEXPIRE', KEYS[2], ttl + 3600000)
@@ -60,8 +61,10 @@ enum MessageScripts {
         local peer_ttl = tonumber(ARGV[5])
         for i, peer in ipairs({ARGV[1], ARGV[2]}) do
           local key = KEYS[3 + i]
-          redis.call('ZADD', key, now, peer)
-          redis.call('ZREMRANGEBYSCORE', key, '-inf', now - peer_ttl)
+          -- Old peers are pruned when a new one joins (rare next to messages).
+          if redis.call('ZADD', key, now, peer) == 1 then
+            redis.call('ZREMRANGEBYSCORE', key, '-inf', now - peer_ttl)
+          end
           redis.call('PEXPIRE', key, peer_ttl)
         end
         local frame = function() return '{"type":"message_received","payload":' .. ARGV[3] .. '}' end

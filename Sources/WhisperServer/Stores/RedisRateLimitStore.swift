@@ -14,26 +14,30 @@ final class RedisRateLimitStore: RateLimitStore {
     private let redis: RedisClient
     private let keys: RedisKeys
 
-    /// Lua: `rate_limit(keys, first, member, args, at)` checks and charges the sliding-window
-    /// logs `keys[first…]`, whose count/window (ms) pairs are `args[at…]`, with the hit named
-    /// `member`. Returns 0 when every key had room (one hit recorded in each), else the wait in
-    /// ms (nothing recorded). A hit at t is in the window (now − W, now]; when a key is full,
-    /// the wait is until its (used − count)-th oldest hit leaves the window. Shared by the
-    /// message accept script, which charges SEND in the same round trip.
+    /// Lua: `rate_limit(keys, first, member, args, at, now)` checks and charges the
+    /// sliding-window logs `keys[first…]`, whose count/window (ms) pairs are `args[at…]`, with
+    /// the hit named `member` at `now` (ms). Returns 0 when every key had room (one hit
+    /// recorded in each), else the wait in ms (nothing recorded). A hit at t is in the window
+    /// (now − W, now]; when a key is full, the wait is until its (used − count)-th oldest hit
+    /// leaves the window. Hits that left the window are removed only when a key looks full
+    /// (fewer than `count` entries, stale or not, can never exceed the limit), so the common
+    /// case is ZCARD + ZADD + PEXPIRE, and a key never holds more than `count` entries.
+    /// Shared by the message accept script, which charges SEND in the same round trip.
     static let lua = """
-        local function rate_limit(keys, first, member, args, at)
-          local t = redis.call('TIME')
-          local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        local function rate_limit(keys, first, member, args, at, now)
           local wait = 0
           for i = first, #keys do
             local count = tonumber(args[at + 2 * (i - first)])
             local window = tonumber(args[at + 2 * (i - first) + 1])
-            redis.call('ZREMRANGEBYSCORE', keys[i], '-inf', now - window)
             local used = redis.call('ZCARD', keys[i])
             if used >= count then
-              local entry = redis.call('ZRANGE', keys[i], used - count, used - count, 'WITHSCORES')
-              local w = tonumber(entry[2]) + window - now
-              if w > wait then wait = w end
+              redis.call('ZREMRANGEBYSCORE', keys[i], '-inf', now - window)
+              used = redis.call('ZCARD', keys[i])
+              if used >= count then
+                local entry = redis.call('ZRANGE', keys[i], used - count, used - count, 'WITHSCORES')
+                local w = tonumber(entry[2]) + window - now
+                if w > wait then wait = w end
+              end
             end
           end
           if wait > 0 then return wait end
@@ -49,7 +53,9 @@ final class RedisRateLimitStore: RateLimitStore {
     /// KEYS: one sorted set per bucket. ARGV[1]: a unique member for this hit; then per
     /// bucket i: ARGV[2i] = count, ARGV[2i+1] = window in ms. Returns {allowed, retryAfterMs}.
     static let script = RedisScript(source: lua + """
-        local wait = rate_limit(KEYS, 1, ARGV[1], ARGV, 2)
+        local t = redis.call('TIME')
+        local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        local wait = rate_limit(KEYS, 1, ARGV[1], ARGV, 2, now)
         if wait > 0 then return {0, wait} end
         return {1, 0}
         """)

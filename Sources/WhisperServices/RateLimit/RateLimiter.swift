@@ -11,14 +11,17 @@ import WhisperOps
 public final class RateLimiter {
     private let limits: RateLimits
     private let store: RateLimitStore
-    private let random: RandomSource
+    /// Hits are named `<random prefix>-<counter>`: unique across nodes and loops without a
+    /// CSPRNG call (a `getrandom` syscall) per hit.
+    private let hitPrefix: String
+    private var hitCounter: UInt64 = 0
     private let refused: [RateLimitAction: Counter]
 
     public init(limits: RateLimits, store: RateLimitStore, random: RandomSource = SodiumRandom(),
                 metrics: WhisperMetrics? = nil) {
         self.limits = limits
         self.store = store
-        self.random = random
+        self.hitPrefix = random.hex(8) + "-"
         var refused: [RateLimitAction: Counter] = [:]
         if let metrics {
             for action in RateLimitAction.allCases { refused[action] = metrics.rateLimited.labels(action.rawValue) }
@@ -32,7 +35,12 @@ public final class RateLimiter {
     public func charge(_ action: RateLimitAction, subjects: [RateLimitSubject]) -> RateLimitCharge {
         RateLimitCharge(buckets: subjects.map { subject in
             RateLimitBucket(action: action, subject: subject.key, limit: limits[action, subject.scope])
-        }, nonce: random.hex(8))
+        }, nonce: nextHitName())
+    }
+
+    private func nextHitName() -> String {
+        hitCounter &+= 1
+        return hitPrefix + String(hitCounter)
     }
 
     /// Counts a refusal decided by a store (`whisper_rate_limited_total{action}`).
