@@ -60,13 +60,14 @@ final class FakeIdentities: IdentityStore {
         if let failure { return completion(.failure(failure)) }
         completion(.success(users[id]))
     }
-    func create(_ id: WhisperID, keys: IdentityKeys, completion: @escaping StoreCompletion<Bool>) {
+    func create(_ id: WhisperID, keys: IdentityKeys, device: DeviceLogin, completion: @escaping StoreCompletion<Bool>) {
         candidates.append(id)
         if collisions > 0 || users[id] != nil {
             collisions -= 1
             return completion(.success(false))
         }
         users[id] = StoredIdentity(keys: keys, isBanned: false)
+        logins.append(device)
         completion(.success(true))
     }
     func recordLogin(_ login: DeviceLogin, completion: @escaping StoreCompletion<Void>) {

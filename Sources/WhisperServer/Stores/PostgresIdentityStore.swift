@@ -23,11 +23,18 @@ final class PostgresIdentityStore: IdentityStore {
         """
 
     /// Collision-safe on the primary key: a taken id inserts nothing (0 rows) and the
-    /// caller mints another. An id with any ban row is never handed out either.
+    /// caller mints another. An id with any ban row is never handed out either. The first
+    /// device row goes in with the identity, in the same statement (one round trip and one
+    /// commit per registration); its foreign key is checked at the end of the statement,
+    /// when the user row exists.
     static let createSQL = """
-        INSERT INTO users (whisper_id, enc_public_key, sign_public_key)
-        SELECT $1::text, $2, $3 WHERE NOT EXISTS (SELECT 1 FROM bans WHERE whisper_id = $1::text)
-        ON CONFLICT (whisper_id) DO NOTHING
+        WITH created AS (
+            INSERT INTO users (whisper_id, enc_public_key, sign_public_key)
+            SELECT $1::text, $2, $3 WHERE NOT EXISTS (SELECT 1 FROM bans WHERE whisper_id = $1::text)
+            ON CONFLICT (whisper_id) DO NOTHING
+            RETURNING whisper_id)
+        INSERT INTO devices (whisper_id, device_id, platform, push_token, voip_token)
+        SELECT whisper_id, $4::uuid, $5, $6, $7 FROM created
         """
 
     /// Absent push tokens keep the stored ones (`update_tokens` changes them).
@@ -51,10 +58,11 @@ final class PostgresIdentityStore: IdentityStore {
         }
     }
 
-    func create(_ id: WhisperID, keys: IdentityKeys, completion: @escaping StoreCompletion<Bool>) {
-        query(Self.createSQL, [.text(id.string), .bytea(keys.encPublicKey), .bytea(keys.signPublicKey)], completion) {
-            .success($0.affectedRows == 1)
-        }
+    func create(_ id: WhisperID, keys: IdentityKeys, device: DeviceLogin, completion: @escaping StoreCompletion<Bool>) {
+        let parameters: [PostgresValue?] = [.text(id.string), .bytea(keys.encPublicKey), .bytea(keys.signPublicKey),
+                                            .text(device.deviceId.string), .text(device.platform.rawValue),
+                                            device.pushToken.map(PostgresValue.text), device.voipToken.map(PostgresValue.text)]
+        query(Self.createSQL, parameters, completion) { .success($0.affectedRows == 1) }
     }
 
     func recordLogin(_ login: DeviceLogin, completion: @escaping StoreCompletion<Void>) {

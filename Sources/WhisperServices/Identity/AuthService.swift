@@ -152,7 +152,7 @@ public final class AuthService {
         guard attempt <= settings.maxMintAttempts, let candidate = WhisperIDMinter.mint(using: random) else {
             return completion(.failure(.internalFailure("no free Whisper ID after \(settings.maxMintAttempts) attempts")))
         }
-        identities.create(candidate, keys: keys) { [self] result in
+        identities.create(candidate, keys: keys, device: Self.device(candidate, request)) { [self] result in
             switch result {
             case .failure(let error):
                 completion(.failure(.storage(error)))
@@ -165,28 +165,39 @@ public final class AuthService {
         }
     }
 
-    /// Steps 5–6: device row, then the exclusive session.
+    /// Steps 5–6: device row (a new identity's was written with it), then the exclusive session.
     private func logIn(_ whisperId: WhisperID, isNew: Bool, _ request: RegisterProofPayload, client: ClientRef,
                        _ completion: @escaping Completion<Login>) {
-        let device = DeviceLogin(whisperId: whisperId, deviceId: request.deviceId, platform: request.platform,
-                                 pushToken: request.pushToken, voipToken: request.voipToken)
-        identities.recordLogin(device) { [self] result in
-            if case .failure(let error) = result { return completion(.failure(.storage(error))) }
-            let issued = issueSession(whisperId: whisperId, deviceId: request.deviceId, platform: request.platform,
-                                      signPublicKey: request.signPublicKey)
-            sessions.createExclusive(issued.record, ttlSeconds: settings.sessionTTLSeconds,
-                                     origin: client.connection) { [self] result in
-                switch result {
-                case .failure(let error):
-                    completion(.failure(.storage(error)))
-                case .success(let revoked):
-                    log.info("login", whisperId: whisperId.string, deviceId: request.deviceId.string,
-                             ["platform": .string(request.platform.rawValue), "newIdentity": .bool(isNew),
-                              "revokedSessions": .int(revoked.count)])
-                    completion(.success(Login(session: issued, isNewIdentity: isNew, revokedSessions: revoked.count)))
-                }
+        guard isNew else {
+            return identities.recordLogin(Self.device(whisperId, request)) { [self] result in
+                if case .failure(let error) = result { return completion(.failure(.storage(error))) }
+                openSession(whisperId, isNew: false, request, client: client, completion)
             }
         }
+        openSession(whisperId, isNew: true, request, client: client, completion)
+    }
+
+    private func openSession(_ whisperId: WhisperID, isNew: Bool, _ request: RegisterProofPayload, client: ClientRef,
+                             _ completion: @escaping Completion<Login>) {
+        let issued = issueSession(whisperId: whisperId, deviceId: request.deviceId, platform: request.platform,
+                                  signPublicKey: request.signPublicKey)
+        sessions.createExclusive(issued.record, ttlSeconds: settings.sessionTTLSeconds,
+                                 origin: client.connection) { [self] result in
+            switch result {
+            case .failure(let error):
+                completion(.failure(.storage(error)))
+            case .success(let revoked):
+                log.info("login", whisperId: whisperId.string, deviceId: request.deviceId.string,
+                         ["platform": .string(request.platform.rawValue), "newIdentity": .bool(isNew),
+                          "revokedSessions": .int(revoked.count)])
+                completion(.success(Login(session: issued, isNewIdentity: isNew, revokedSessions: revoked.count)))
+            }
+        }
+    }
+
+    static func device(_ whisperId: WhisperID, _ request: RegisterProofPayload) -> DeviceLogin {
+        DeviceLogin(whisperId: whisperId, deviceId: request.deviceId, platform: request.platform,
+                    pushToken: request.pushToken, voipToken: request.voipToken)
     }
 
     func issueSession(whisperId: WhisperID, deviceId: CanonicalUUID, platform: Platform,

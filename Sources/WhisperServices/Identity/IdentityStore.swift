@@ -25,6 +25,15 @@ public struct StoredIdentity: Sendable, Equatable {
 
 /// One device's login, recorded in the `devices` table (upsert).
 public struct DeviceLogin: Sendable, Equatable {
+    public init(whisperId: WhisperID, deviceId: CanonicalUUID, platform: Platform, pushToken: String?,
+                voipToken: String?) {
+        self.whisperId = whisperId
+        self.deviceId = deviceId
+        self.platform = platform
+        self.pushToken = pushToken
+        self.voipToken = voipToken
+    }
+
     public let whisperId: WhisperID
     public let deviceId: CanonicalUUID
     public let platform: Platform
@@ -36,9 +45,9 @@ public struct DeviceLogin: Sendable, Equatable {
 /// Identities and devices (PostgreSQL `users`, `devices`, `bans`), off the event loops.
 public protocol IdentityStore {
     func find(_ id: WhisperID, completion: @escaping StoreCompletion<StoredIdentity?>)
-    /// Inserts a new identity; `false` when the id is taken (or reserved by a ban row), so
-    /// the caller mints another.
-    func create(_ id: WhisperID, keys: IdentityKeys, completion: @escaping StoreCompletion<Bool>)
+    /// Inserts a new identity and its first device in one step; `false` (nothing written)
+    /// when the id is taken (or reserved by a ban row), so the caller mints another.
+    func create(_ id: WhisperID, keys: IdentityKeys, device: DeviceLogin, completion: @escaping StoreCompletion<Bool>)
     func recordLogin(_ login: DeviceLogin, completion: @escaping StoreCompletion<Void>)
 }
 

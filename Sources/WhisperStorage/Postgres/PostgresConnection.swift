@@ -11,6 +11,16 @@ internal import CPostgres
 /// text; the one exception is `executeScript`, used by the migrator for trusted files.
 public final class PostgresConnection {
     private var handle: OpaquePointer?
+    /// Server-side prepared statements of this session, by SQL text and parameter types: the
+    /// server's statements are a fixed set, so each is parsed and planned once per connection
+    /// instead of on every call (most of PostgreSQL's CPU for the short statements here).
+    private var prepared: [PreparedKey: String] = [:]
+    static let maxPreparedStatements = 256
+
+    private struct PreparedKey: Hashable {
+        let sql: String
+        let types: [UInt32]
+    }
 
     private init(handle: OpaquePointer) {
         self.handle = handle
@@ -109,6 +119,12 @@ public final class PostgresConnection {
         }
         let types = parameters.map { $0?.typeOID ?? 0 }
         let values = encoded.map { UnsafePointer($0) }
+        if let name = try statementName(sql, types: types, handle: handle) {
+            let result = values.withUnsafeBufferPointer { valuePointer in
+                PQexecPrepared(handle, name, Int32(parameters.count), valuePointer.baseAddress, nil, nil, 0)
+            }
+            return try consume(result)
+        }
         let result = types.withUnsafeBufferPointer { typePointer in
             values.withUnsafeBufferPointer { valuePointer in
                 PQexecParams(handle, sql, Int32(parameters.count), typePointer.baseAddress,
@@ -116,6 +132,21 @@ public final class PostgresConnection {
             }
         }
         return try consume(result)
+    }
+
+    /// The prepared statement for `sql` with these parameter types, preparing it on first
+    /// use; `nil` once the cache is full (the statement then runs unprepared).
+    private func statementName(_ sql: String, types: [UInt32], handle: OpaquePointer) throws(PostgresError) -> String? {
+        let key = PreparedKey(sql: sql, types: types)
+        if let name = prepared[key] { return name }
+        guard prepared.count < Self.maxPreparedStatements else { return nil }
+        let name = "whisper_\(prepared.count + 1)"
+        let result = types.withUnsafeBufferPointer { typePointer in
+            PQprepare(handle, name, sql, Int32(types.count), typePointer.baseAddress)
+        }
+        _ = try consume(result)
+        prepared[key] = name
+        return name
     }
 
     /// Runs trusted SQL that may hold several statements (simple query protocol). Only for
