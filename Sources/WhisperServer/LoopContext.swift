@@ -122,8 +122,10 @@ final class LoopContext {
         for socket in sockets { socket.send(frame) }
         guard kind == .message else { return }
         shared.metrics.deliveredLive(receivedAtMicros: receivedAtMicros)
-        shared.log.info("message_delivered", connId: sockets.first?.connection.id, whisperId: user.string,
-                        ["path": "live", "bytes": .int(frame.count)])
+        if shared.log.isEnabled(.info) {
+            shared.log.info("message_delivered", connId: sockets.first?.connection.id, whisperId: user.string,
+                            ["path": "live", "bytes": .int(frame.count)])
+        }
     }
 
     /// After the revocation subscriber (re)connected: notices may have been lost, so check

@@ -107,8 +107,10 @@ public final class MessagingService {
                 log.warn("pending_queue_full", whisperId: message.to.string, messageId: message.messageId.string)
                 completion(.failure(.rateLimited(retryAfterMs: Self.queueFullRetryAfterMs)))
             case .success(.duplicate):
-                log.debug("message_duplicate", connId: client.connection.connection, whisperId: message.from.string,
-                          messageId: message.messageId.string)
+                if log.isEnabled(.debug) {
+                    log.debug("message_duplicate", connId: client.connection.connection, whisperId: message.from.string,
+                              messageId: message.messageId.string)
+                }
                 completion(.success(()))
             case .success(.accepted(_, let routing)):
                 acceptedDirect?.increment()
@@ -116,11 +118,13 @@ public final class MessagingService {
                     router.deliver(MessageFrames.messageReceived(deliveryPayload: message.deliveryPayload), to: message.to,
                                    at: route, kind: .message, receivedAtMicros: receivedAtMicros)
                 }
-                log.info("message_accepted", connId: client.connection.connection, whisperId: message.from.string,
-                         messageId: message.messageId.string,
-                         ["to": .string(message.to.string), "msgType": .string(message.kind.rawValue),
-                          "ciphertextBytes": .int(message.ciphertextByteCount),
-                          "routing": .string(routing.logName)])
+                // Per-message lines: their fields are built only when the level is on.
+                if log.isEnabled(.info) {
+                    log.info("message_accepted", connId: client.connection.connection, whisperId: message.from.string,
+                             messageId: message.messageId.string,
+                             ["to": .string(message.to.string), "msgType": .string(message.kind.rawValue),
+                              "ciphertextBytes": .int(message.ciphertextByteCount), "routing": .string(routing.logName)])
+                }
                 completion(.success(()))
             }
         }
@@ -169,10 +173,12 @@ public final class MessagingService {
                 if case .local(let route) = routing {
                     router.deliver(notification, to: receipt.to, at: route, kind: .event, receivedAtMicros: 0)
                 }
-                log.info("message_receipt", connId: client.connection.connection, whisperId: receipt.from.string,
-                         messageId: receipt.messageId.string,
-                         ["to": .string(receipt.to.string), "status": .string(receipt.status.rawValue),
-                          "removed": .bool(removed), "routing": .string(routing.logName)])
+                if log.isEnabled(.info) {
+                    log.info("message_receipt", connId: client.connection.connection, whisperId: receipt.from.string,
+                             messageId: receipt.messageId.string,
+                             ["to": .string(receipt.to.string), "status": .string(receipt.status.rawValue),
+                              "removed": .bool(removed), "routing": .string(routing.logName)])
+                }
                 completion(.success(()))
             }
         }
