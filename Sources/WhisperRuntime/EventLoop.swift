@@ -152,7 +152,7 @@ public final class EventLoop: @unchecked Sendable {
                 }
             }
             for callback in timers.popDue(now: now) { callback() }
-            drainTasks()
+            runQueuedTasks()
             runDeferred()
             for hook in beforeSleepHooks { hook() }
             flushConnections()
@@ -180,12 +180,22 @@ public final class EventLoop: @unchecked Sendable {
         }
     }
 
+    /// The wake-up token fired. Invariant: while `wakePending` is true, an eventfd write is
+    /// readable or about to be written, so the loop cannot sleep on queued work. Hence the
+    /// order: read the eventfd first, then clear the flag — a producer that still saw `true`
+    /// in between linked its node before its exchange, which our exchange (a full barrier)
+    /// follows, so the pops below see it; one that sees `false` writes the eventfd again.
     private func drainTasks() {
-        // An exchange, not a plain store: it is a full barrier, so the pops below cannot be
-        // reordered before the flag is cleared. Otherwise a producer that links its node and
-        // still sees the old `true` would skip the wake-up while we read an empty queue.
-        _ = wakePending.exchange(false, ordering: .acquiringAndReleasing)
         _ = clinux_eventfd_drain(wakeFD)
+        _ = wakePending.exchange(false, ordering: .acquiringAndReleasing)
+        runQueuedTasks()
+    }
+
+    /// Runs what other threads queued, without touching the eventfd or the flag: called once
+    /// per iteration, where a read that usually finds nothing would cost a syscall. Work
+    /// queued after the last pop was announced by an eventfd write (see `drainTasks`), so the
+    /// next `epoll_wait` returns at once.
+    private func runQueuedTasks() {
         while let task = tasks.pop() { task() }
     }
 

@@ -19,6 +19,28 @@ import Testing
         for (_, values) in seen.get { #expect(values.elementsEqual(0..<perProducer), "per-producer order broken") }
     }
 
+    /// Ping-pong from several threads makes the loop fall asleep between almost every task,
+    /// racing each producer's wake-up against the loop's own task runs. The loop has no
+    /// timers, so one lost wake-up would stall a producer for good (caught by the timeout).
+    @Test func execute_neverLosesAWakeUp_whenProducersRaceTheSleepingLoop() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        group.start()
+        defer { group.shutdown() }
+        let loop = group.loops[0]
+        let stalled = Box(0)
+        DispatchQueue.concurrentPerform(iterations: 3) { _ in
+            for _ in 0..<3_000 {
+                let done = DispatchSemaphore(value: 0)
+                loop.execute { done.signal() }
+                if done.wait(timeout: .now() + 5) == .timedOut {
+                    stalled.update { $0 += 1 }
+                    return
+                }
+            }
+        }
+        #expect(stalled.get == 0)
+    }
+
     @Test func timers_fireInDeadlineOrder_andCancelledOnesNever() async throws {
         let group = try EventLoopGroup(threads: 1)
         group.start()
