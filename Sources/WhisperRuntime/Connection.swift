@@ -162,6 +162,11 @@ public final class Connection: IOHandler {
             case .done(let n):
                 total += n
                 delegate?.connection(self, didRead: UnsafeRawBufferPointer(rebasing: buffer[..<n]))
+                // Most reads of a busy relay are one small frame: skip the read that would
+                // only say EAGAIN (it was a third of all syscalls at 1,000 messages/s).
+                // (Interest is left alone: a plain socket's does not depend on reads, and
+                // replies queued for the end-of-iteration flush must not arm EPOLLOUT.)
+                if n < buffer.count, transport.shortReadDrains { return }
             }
         }
     }

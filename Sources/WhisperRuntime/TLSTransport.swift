@@ -7,6 +7,7 @@ final class TLSTransport: Transport {
     private let ssl: OpaquePointer
     private(set) var needsWritableToRead = false
     private(set) var needsReadableToWrite = false
+    var shortReadDrains: Bool { false }
 
     init?(context: TLSContext, fd: Int32) {
         guard let ssl = SSL_new(context.ctx) else { return nil }

@@ -11,6 +11,10 @@ protocol Transport: AnyObject {
     /// TLS may need the socket writable before a read can make progress (and vice versa).
     var needsWritableToRead: Bool { get }
     var needsReadableToWrite: Bool { get }
+    /// A read that returned less than the buffer has emptied the socket, so another read
+    /// would only get EAGAIN (level-triggered epoll reports anything that arrives later).
+    /// Not so for TLS, where decrypted bytes can wait inside the library.
+    var shortReadDrains: Bool { get }
     func shutdown()
 }
 
@@ -30,6 +34,7 @@ public enum TransportError: Error, Sendable, CustomStringConvertible {
 final class PlainTransport: Transport {
     private let fd: Int32
     init(fd: Int32) { self.fd = fd }
+    var shortReadDrains: Bool { true }
 
     var needsWritableToRead: Bool { false }
     var needsReadableToWrite: Bool { false }
