@@ -60,6 +60,17 @@ struct Phone {
 }
 
 enum Messaging {
+    /// Waits until the server has seen sockets close (its authenticated-connections gauge
+    /// is down to `count`): until then it still writes to them, and what it writes to a
+    /// socket the client already closed is gone.
+    static func waitForAuthenticated(_ server: TestServer, count: Double) async throws {
+        for _ in 0..<200 {
+            if try Identity.metricValue(server, "whisper_ws_authenticated_connections") == count { return }
+            try await Task.sleep(nanoseconds: 25_000_000)
+        }
+        Issue.record("the server did not notice the closed socket")
+    }
+
     static func uniquePrefix() -> String { "test-\(UUID().uuidString.prefix(8).lowercased()):" }
 
     /// Waits until `count` nodes listen on their delivery channels and revocations.

@@ -187,6 +187,7 @@ import WhisperTesting
         let alice = try Phone.online(server, aliceIdentity), bob = try Phone.online(server)
         let first = try alice.sendAccepted(to: bob.id), second = try alice.sendAccepted(to: bob.id)
         alice.ws.socket.close()
+        try await Messaging.waitForAuthenticated(server, count: 1)
         for _ in 0..<2 { #expect(try bob.ws.receiveJSON().frameType == "message_received") }
         for message in [first, second] {
             #expect(try bob.ws.receipt(messageId: message.messageId, from: bob.id, to: alice.id, token: bob.token)
@@ -208,6 +209,7 @@ import WhisperTesting
         let alice = try Phone.online(server), bob = try Phone.online(server)
         let message = try alice.sendAccepted(to: bob.id)
         alice.ws.socket.close()
+        try await Messaging.waitForAuthenticated(server, count: 1)
         #expect(try bob.ws.receiveJSON().frameType == "message_received")
         _ = try bob.ws.receipt(messageId: message.messageId, from: bob.id, to: alice.id, token: bob.token)
         // A reconnect that reuses the token (no new login).
