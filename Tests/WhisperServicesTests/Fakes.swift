@@ -70,9 +70,13 @@ final class FakeIdentities: IdentityStore {
         logins.append(device)
         completion(.success(true))
     }
-    func recordLogin(_ login: DeviceLogin, completion: @escaping StoreCompletion<Void>) {
-        logins.append(login)
-        completion(.success(()))
+    func recover(_ id: WhisperID, keys: IdentityKeys, device: DeviceLogin, completion: @escaping StoreCompletion<RecoveryCheck>) {
+        if let failure { return completion(.failure(failure)) }
+        guard let identity = users[id] else { return completion(.success(.unknownIdentity)) }
+        guard identity.keys == keys else { return completion(.success(.keyMismatch)) }
+        guard !identity.isBanned else { return completion(.success(.banned)) }
+        logins.append(device)
+        completion(.success(.recorded))
     }
 }
 

@@ -37,15 +37,25 @@ final class PostgresIdentityStore: IdentityStore {
         SELECT whisper_id, $4::uuid, $5, $6, $7 FROM created
         """
 
-    /// Absent push tokens keep the stored ones (`update_tokens` changes them).
-    static let recordLoginSQL = """
-        INSERT INTO devices (whisper_id, device_id, platform, push_token, voip_token)
-        VALUES ($1, $2::uuid, $3, $4, $5)
-        ON CONFLICT (whisper_id, device_id) DO UPDATE SET
-            platform = EXCLUDED.platform,
-            push_token = COALESCE(EXCLUDED.push_token, devices.push_token),
-            voip_token = COALESCE(EXCLUDED.voip_token, devices.voip_token),
-            last_active_at = now()
+    /// Recovery login: keys and ban checked, and the device upserted only when both pass,
+    /// in one statement. No row: unknown identity. Absent push tokens keep the stored ones
+    /// (`update_tokens` changes them).
+    static let recoverSQL = """
+        WITH identity AS (
+            SELECT u.whisper_id, (u.enc_public_key = $2 AND u.sign_public_key = $3) AS keys_match,
+                   EXISTS (SELECT 1 FROM bans b
+                           WHERE b.whisper_id = u.whisper_id AND (b.until IS NULL OR b.until > now())) AS banned
+            FROM users u WHERE u.whisper_id = $1),
+        recorded AS (
+            INSERT INTO devices (whisper_id, device_id, platform, push_token, voip_token)
+            SELECT whisper_id, $4::uuid, $5, $6, $7 FROM identity WHERE keys_match AND NOT banned
+            ON CONFLICT (whisper_id, device_id) DO UPDATE SET
+                platform = EXCLUDED.platform,
+                push_token = COALESCE(EXCLUDED.push_token, devices.push_token),
+                voip_token = COALESCE(EXCLUDED.voip_token, devices.voip_token),
+                last_active_at = now()
+            RETURNING 1)
+        SELECT keys_match, banned FROM identity
         """
 
     func find(_ id: WhisperID, completion: @escaping StoreCompletion<StoredIdentity?>) {
@@ -65,11 +75,17 @@ final class PostgresIdentityStore: IdentityStore {
         query(Self.createSQL, parameters, completion) { .success($0.affectedRows == 1) }
     }
 
-    func recordLogin(_ login: DeviceLogin, completion: @escaping StoreCompletion<Void>) {
-        let parameters: [PostgresValue?] = [.text(login.whisperId.string), .text(login.deviceId.string),
-                                            .text(login.platform.rawValue), login.pushToken.map(PostgresValue.text),
-                                            login.voipToken.map(PostgresValue.text)]
-        query(Self.recordLoginSQL, parameters, completion) { _ in .success(()) }
+    func recover(_ id: WhisperID, keys: IdentityKeys, device: DeviceLogin, completion: @escaping StoreCompletion<RecoveryCheck>) {
+        let parameters: [PostgresValue?] = [.text(id.string), .bytea(keys.encPublicKey), .bytea(keys.signPublicKey),
+                                            .text(device.deviceId.string), .text(device.platform.rawValue),
+                                            device.pushToken.map(PostgresValue.text), device.voipToken.map(PostgresValue.text)]
+        query(Self.recoverSQL, parameters, completion) { rows in
+            guard let row = rows.first else { return .success(.unknownIdentity) }
+            guard let keysMatch = row.bool("keys_match"), let banned = row.bool("banned")
+            else { return .failure(.unexpectedReply("recovery row for \(id) is malformed")) }
+            if !keysMatch { return .success(.keyMismatch) }
+            return .success(banned ? .banned : .recorded)
+        }
     }
 
     private func query<T>(_ sql: String, _ parameters: [PostgresValue?], _ completion: @escaping StoreCompletion<T>,

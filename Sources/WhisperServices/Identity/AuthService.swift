@@ -15,7 +15,8 @@ import WhisperProtocol
 /// 4. recovery (whisperId given): the identity must exist with both keys equal → else
 ///    `AUTH_FAILED` (one message for both, so existence does not leak); then the ban check
 ///    → `USER_BANNED`. New identity: mint ids until one is free (`users` primary key);
-/// 5. upsert the device row (platform, push tokens, last active);
+/// 5. upsert the device row (platform, push tokens, last active) — in the same database
+///    statement as step 4 (one round trip per login);
 /// 6. create the session and, in the same Redis script, kill every other session of the
 ///    identity and announce it to all nodes (single active device).
 public final class AuthService {
@@ -129,19 +130,17 @@ public final class AuthService {
         return nil
     }
 
-    /// Recovery login: same keys as stored, not banned.
+    /// Recovery login: same keys as stored, not banned — checked, and the device row written,
+    /// in one store step.
     private func recover(_ whisperId: WhisperID, keys: IdentityKeys, _ request: RegisterProofPayload,
                          client: ClientRef, _ completion: @escaping Completion<Login>) {
-        identities.find(whisperId) { [self] result in
+        identities.recover(whisperId, keys: keys, device: Self.device(whisperId, request)) { [self] result in
             switch result {
-            case .failure(let error):
-                completion(.failure(.storage(error)))
-            case .success(nil):
-                fail(.authFailed(.unknownIdentity), request, completion)
-            case .success(let identity?):
-                guard identity.keys == keys else { return fail(.authFailed(.keyMismatch), request, completion) }
-                guard !identity.isBanned else { return fail(.banned, request, completion) }
-                logIn(whisperId, isNew: false, request, client: client, completion)
+            case .failure(let error): completion(.failure(.storage(error)))
+            case .success(.unknownIdentity): fail(.authFailed(.unknownIdentity), request, completion)
+            case .success(.keyMismatch): fail(.authFailed(.keyMismatch), request, completion)
+            case .success(.banned): fail(.banned, request, completion)
+            case .success(.recorded): openSession(whisperId, isNew: false, request, client: client, completion)
             }
         }
     }
@@ -160,23 +159,12 @@ public final class AuthService {
                 log.warn("whisper_id_collision", whisperId: candidate.string, ["attempt": .int(attempt)])
                 register(keys: keys, request, client: client, attempt: attempt + 1, completion)
             case .success(true):
-                logIn(candidate, isNew: true, request, client: client, completion)
+                openSession(candidate, isNew: true, request, client: client, completion)
             }
         }
     }
 
-    /// Steps 5–6: device row (a new identity's was written with it), then the exclusive session.
-    private func logIn(_ whisperId: WhisperID, isNew: Bool, _ request: RegisterProofPayload, client: ClientRef,
-                       _ completion: @escaping Completion<Login>) {
-        guard isNew else {
-            return identities.recordLogin(Self.device(whisperId, request)) { [self] result in
-                if case .failure(let error) = result { return completion(.failure(.storage(error))) }
-                openSession(whisperId, isNew: false, request, client: client, completion)
-            }
-        }
-        openSession(whisperId, isNew: true, request, client: client, completion)
-    }
-
+    /// Step 6: the exclusive session (the device row was written in step 4 or 5).
     private func openSession(_ whisperId: WhisperID, isNew: Bool, _ request: RegisterProofPayload, client: ClientRef,
                              _ completion: @escaping Completion<Login>) {
         let issued = issueSession(whisperId: whisperId, deviceId: request.deviceId, platform: request.platform,

@@ -23,6 +23,16 @@ public struct StoredIdentity: Sendable, Equatable {
     }
 }
 
+/// What a recovery login found, checked in this order (so a ban is only revealed to the
+/// holder of the keys).
+public enum RecoveryCheck: Sendable, Equatable {
+    case unknownIdentity
+    case keyMismatch
+    case banned
+    /// Keys match, no ban: the device row is written.
+    case recorded
+}
+
 /// One device's login, recorded in the `devices` table (upsert).
 public struct DeviceLogin: Sendable, Equatable {
     public init(whisperId: WhisperID, deviceId: CanonicalUUID, platform: Platform, pushToken: String?,
@@ -48,7 +58,9 @@ public protocol IdentityStore {
     /// Inserts a new identity and its first device in one step; `false` (nothing written)
     /// when the id is taken (or reserved by a ban row), so the caller mints another.
     func create(_ id: WhisperID, keys: IdentityKeys, device: DeviceLogin, completion: @escaping StoreCompletion<Bool>)
-    func recordLogin(_ login: DeviceLogin, completion: @escaping StoreCompletion<Void>)
+    /// A recovery login in one step: the identity must exist with exactly these keys and
+    /// no ban in force; only then is the device row upserted (`.recorded`).
+    func recover(_ id: WhisperID, keys: IdentityKeys, device: DeviceLogin, completion: @escaping StoreCompletion<RecoveryCheck>)
 }
 
 /// Mints Whisper IDs: ten symbols from libsodium's CSPRNG (a random byte's low five bits;
