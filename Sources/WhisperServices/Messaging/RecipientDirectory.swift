@@ -35,6 +35,8 @@ public final class RecipientDirectory {
         self.now = now
     }
 
+    /// A cached answer completes at once, inside this call; a miss completes later, on the
+    /// loop, with the database's answer.
     public func status(of id: WhisperID, completion: @escaping StoreCompletion<Status>) {
         let time = now()
         if let entry = entries[id], entry.expiresAt > time { return completion(.success(entry.status)) }
