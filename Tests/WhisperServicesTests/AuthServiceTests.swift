@@ -116,17 +116,17 @@ import WhisperProtocol
         let challenge = try harness.begin(RegisterBeginPayload(whisperId: id, deviceId: .random(), platform: .android)).get()
         #expect(challenge.challenge.count == 32)
         #expect(challenge.expiresAtMillis == AuthHarness.now + 60_000)
-        let buckets = try #require(harness.rateLimits.charged.last)
+        let buckets = try #require(harness.challenges.charged.last)
         #expect(buckets.map(\.subject) == ["ip:192.0.2.7", "id:" + id.string])
         #expect(buckets.allSatisfy { $0.action == .register })
         #expect(buckets.map(\.limit) == [RateLimits.defaults[.register, .ip], RateLimits.defaults[.register, .identity]])
         _ = try harness.begin(RegisterBeginPayload(whisperId: nil, deviceId: .random(), platform: .ios)).get()
-        #expect(harness.rateLimits.charged.last?.map(\.subject) == ["ip:192.0.2.7"])
+        #expect(harness.challenges.charged.last?.map(\.subject) == ["ip:192.0.2.7"])
     }
 
     @Test func rateLimited_begin_issuesNoChallenge_andIsCounted() {
         let harness = AuthHarness()
-        harness.rateLimits.decision = .limited(retryAfterMs: 1234)
+        harness.challenges.decision = .limited(retryAfterMs: 1234)
         let result = harness.begin(RegisterBeginPayload(whisperId: nil, deviceId: .random(), platform: .ios))
         #expect(result.failure == .rateLimited(retryAfterMs: 1234))
         #expect(result.failure?.retryAfterMs == 1234)

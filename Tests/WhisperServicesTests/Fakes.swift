@@ -6,9 +6,14 @@ import WhisperProtocol
 /// must tolerate (the real stores answer later, on the loop).
 final class FakeChallenges: ChallengeStore {
     var values: [CanonicalUUID: [UInt8]] = [:]
-    func put(_ id: CanonicalUUID, value: [UInt8], ttlSeconds: Int64, completion: @escaping StoreCompletion<Void>) {
-        values[id] = value
-        completion(.success(()))
+    /// The rate-limit buckets each `put` charged, and what the limit answers.
+    var charged: [[RateLimitBucket]] = []
+    var decision = RateLimitDecision.allowed
+    func put(_ id: CanonicalUUID, value: [UInt8], ttlSeconds: Int64, rateLimit: RateLimitCharge,
+             completion: @escaping StoreCompletion<RateLimitDecision>) {
+        charged.append(rateLimit.buckets)
+        if decision == .allowed { values[id] = value }
+        completion(.success(decision))
     }
     func take(_ id: CanonicalUUID, completion: @escaping StoreCompletion<[UInt8]?>) {
         completion(.success(values.removeValue(forKey: id)))

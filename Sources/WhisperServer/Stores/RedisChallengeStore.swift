@@ -2,7 +2,8 @@ import WhisperProtocol
 import WhisperServices
 import WhisperStorage
 
-/// `challenge:{id}` with a TTL; consumed with GETDEL (Redis ≥ 6.2), which is atomic, so of
+/// `challenge:{id}` with a TTL, stored by a script that first charges the REGISTER rate
+/// limit; consumed with GETDEL (Redis ≥ 6.2), which is atomic, so of
 /// two racing proofs exactly one gets the challenge.
 final class RedisChallengeStore: ChallengeStore {
     private let redis: RedisClient
@@ -13,13 +14,28 @@ final class RedisChallengeStore: ChallengeStore {
         self.keys = keys
     }
 
-    func put(_ id: CanonicalUUID, value: [UInt8], ttlSeconds: Int64, completion: @escaping StoreCompletion<Void>) {
-        redis.send([Array("SET".utf8), keys.challenge(id), value, Array("EX".utf8), Array(String(ttlSeconds).utf8)]) { result in
-            switch RedisReplies.value(result) {
-            case .success(.status("OK")): completion(.success(()))
-            case .success(let other): completion(.failure(RedisReplies.unexpected(other)))
-            case .failure(let error): completion(.failure(error))
-            }
+    /// KEYS: 1 challenge:{id}, 2… REGISTER rate-limit logs. ARGV: 1 value, 2 TTL seconds,
+    /// 3 hit name, 4… count/window pairs. Returns {1, 0} stored, {0, wait ms} refused.
+    static let put = RedisScript(source: RedisRateLimitStore.lua + """
+        local t = redis.call('TIME')
+        local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        local wait = rate_limit(KEYS, 2, ARGV[3], ARGV, 4, now)
+        if wait > 0 then return {0, wait} end
+        redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+        return {1, 0}
+        """)
+
+    func put(_ id: CanonicalUUID, value: [UInt8], ttlSeconds: Int64, rateLimit: RateLimitCharge,
+             completion: @escaping StoreCompletion<RateLimitDecision>) {
+        let scriptKeys = [keys.challenge(id)] + rateLimit.buckets.map { keys.rateLimit(subject: $0.subject, action: $0.action) }
+        let arguments = [value, Array(String(ttlSeconds).utf8), Array(rateLimit.nonce.utf8)]
+            + RedisRateLimitStore.limitArguments(rateLimit.buckets)
+        redis.evalScript(Self.put, keys: scriptKeys, arguments: arguments) { result in
+            completion(RedisReplies.value(result).flatMap { value in
+                guard let items = value.array, items.count == 2, let stored = items[0].integer, let wait = items[1].integer
+                else { return .failure(RedisReplies.unexpected(value)) }
+                return .success(stored == 1 ? .allowed : .limited(retryAfterMs: wait))
+            })
         }
     }
 

@@ -70,25 +70,27 @@ public final class AuthService {
     // MARK: register_begin
 
     /// Charges one REGISTER hit to the client's IP and, for a recovery login, to the
-    /// claimed whisperId; then issues a challenge of 32 random bytes.
+    /// claimed whisperId, and issues a challenge of 32 random bytes — both in one store step
+    /// (one Redis round trip): a refused hit stores no challenge.
     public func begin(_ request: RegisterBeginPayload, client: ClientRef,
                       completion: @escaping Completion<IssuedChallenge>) {
         var subjects: [RateLimitSubject] = [.ip(client.ip)]
         if let whisperId = request.whisperId { subjects.append(.identity(whisperId.string)) }
-        rateLimiter.check(.register, subjects: subjects) { [self] result in
-            if case .failure(let error) = result { return completion(.failure(error)) }
-            var generator = RandomSourceGenerator(random)
-            let id = CanonicalUUID.random(using: &generator)
-            let pending = PendingChallenge(challenge: random.bytes(PendingChallenge.challengeBytes),
-                                           deviceId: request.deviceId, whisperId: request.whisperId)
-            let expiresAt = now() + settings.challengeTTLSeconds * 1000
-            challenges.put(id, value: pending.encoded(), ttlSeconds: settings.challengeTTLSeconds) { result in
-                switch result {
-                case .success:
-                    completion(.success(IssuedChallenge(id: id, challenge: pending.challenge, expiresAtMillis: expiresAt)))
-                case .failure(let error):
-                    completion(.failure(.storage(error)))
-                }
+        var generator = RandomSourceGenerator(random)
+        let id = CanonicalUUID.random(using: &generator)
+        let pending = PendingChallenge(challenge: random.bytes(PendingChallenge.challengeBytes),
+                                       deviceId: request.deviceId, whisperId: request.whisperId)
+        let expiresAt = now() + settings.challengeTTLSeconds * 1000
+        challenges.put(id, value: pending.encoded(), ttlSeconds: settings.challengeTTLSeconds,
+                       rateLimit: rateLimiter.charge(.register, subjects: subjects)) { [self] result in
+            switch result {
+            case .success(.allowed):
+                completion(.success(IssuedChallenge(id: id, challenge: pending.challenge, expiresAtMillis: expiresAt)))
+            case .success(.limited(let retryAfterMs)):
+                rateLimiter.refused(.register)
+                completion(.failure(.rateLimited(retryAfterMs: max(1, retryAfterMs))))
+            case .failure(let error):
+                completion(.failure(.storage(error)))
             }
         }
     }

@@ -4,7 +4,9 @@ import WhisperProtocol
 /// challenge lifetime). `take` is atomic get-and-delete, so a challenge verifies at most
 /// once even when two proofs race.
 public protocol ChallengeStore {
-    func put(_ id: CanonicalUUID, value: [UInt8], ttlSeconds: Int64, completion: @escaping StoreCompletion<Void>)
+    /// Charges `rateLimit` and, only if it is allowed, stores the challenge — atomically.
+    func put(_ id: CanonicalUUID, value: [UInt8], ttlSeconds: Int64, rateLimit: RateLimitCharge,
+             completion: @escaping StoreCompletion<RateLimitDecision>)
     /// The value, removed in the same step; `nil` if unknown, expired or already taken.
     func take(_ id: CanonicalUUID, completion: @escaping StoreCompletion<[UInt8]?>)
 }
