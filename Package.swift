@@ -49,7 +49,7 @@ let package = Package(
         // Drives the server over real WebSockets like phones do; shares the runtime and codecs
         // with the server but none of its logic.
         .target(name: "WhisperBench", dependencies: [
-            "WhisperRuntime", "WhisperWebSocket", "WhisperProtocol", "CLinux", "CSodium",
+            "WhisperRuntime", "WhisperWebSocket", "WhisperProtocol", "WhisperOps", "CLinux", "CSodium",
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
         .executableTarget(name: "whisper-bench", dependencies: [

@@ -1,3 +1,4 @@
+import WhisperOps
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
@@ -36,12 +37,12 @@ struct ResourceProbe: Sendable {
 
     /// utime + stime of `pid`, in seconds.
     func cpuSeconds(pid: Int32) -> Double? {
-        ProcReader.text("/proc/\(pid)/stat").flatMap(ProcText.cpuTicks(stat:)).map { Double($0) / ticksPerSecond }
+        ProcFile.readText("/proc/\(pid)/stat").flatMap(ProcText.cpuTicks(stat:)).map { Double($0) / ticksPerSecond }
     }
 
     /// VmRSS of `pid`, in bytes.
     static func residentBytes(pid: Int32) -> UInt64? {
-        ProcReader.text("/proc/\(pid)/status").flatMap(ProcText.residentBytes(status:))
+        ProcFile.readText("/proc/\(pid)/status").flatMap(ProcText.residentBytes(status:))
     }
 
     /// This process's user + system CPU (getrusage: microsecond resolution, unlike /proc ticks).

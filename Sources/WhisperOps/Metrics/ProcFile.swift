@@ -2,8 +2,8 @@ import Glibc
 
 /// Reads small pseudo-files (/proc, /sys) with plain syscalls. Their size is reported as 0, so
 /// they are read until EOF; a cap keeps a surprise from growing without bound.
-enum ProcFile {
-    static func readText(_ path: String, limit: Int = 1 << 20) -> String? {
+public enum ProcFile {
+    public static func readText(_ path: String, limit: Int = 1 << 20) -> String? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }

@@ -1,17 +1,18 @@
-/// Pure parsers for the /proc files `ProcessMetrics` reads (proc(5)).
-enum ProcStatParser {
-    struct ProcessStat: Equatable {
-        var userTicks: UInt64
-        var systemTicks: UInt64
-        var startTicks: UInt64
-        var virtualBytes: UInt64
-        var residentPages: UInt64
+/// Pure parsers for the /proc files `ProcessMetrics` (and whisper-bench, about other
+/// processes) reads (proc(5)).
+public enum ProcStatParser {
+    public struct ProcessStat: Equatable, Sendable {
+        public var userTicks: UInt64
+        public var systemTicks: UInt64
+        public var startTicks: UInt64
+        public var virtualBytes: UInt64
+        public var residentPages: UInt64
     }
 
     /// /proc/self/stat: `pid (comm) state ppid …`. `comm` may contain spaces and parentheses, so
     /// fields are counted from the last `)`. After it, field 3 (state) is index 0; utime (14) is
     /// index 11, stime 12, starttime (22) 19, vsize 20, rss 21.
-    static func processStat(_ text: String) -> ProcessStat? {
+    public static func processStat(_ text: String) -> ProcessStat? {
         guard let close = text.lastIndex(of: ")") else { return nil }
         let fields = text[text.index(after: close)...].split(whereSeparator: { $0 == " " || $0 == "\n" })
         guard fields.count > 21,
