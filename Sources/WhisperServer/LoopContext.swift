@@ -17,7 +17,8 @@ final class LoopContext {
     let registry: ConnectionRegistry
     let recipients: RecipientDirectory
     private(set) lazy var messaging = makeMessagingService()
-    private let sendRateLimiter: RateLimiter
+    /// One per loop, shared by the services (its hit names must be unique per instance).
+    private let rateLimiter: RateLimiter
     let messageStore: RedisMessageStore
     let presence: RedisPresence
     private var httpSessions: [UInt64: HTTPSession] = [:]
@@ -30,7 +31,11 @@ final class LoopContext {
         self.shared = shared
         self.redis = redis
         self.registry = ConnectionRegistry(node: shared.nodeId, authenticatedGauge: shared.metrics.authenticatedConnections)
-        self.auth = LoopContext.makeAuthService(loop: loop, shared: shared, redis: redis)
+        let rateLimiter = RateLimiter(limits: shared.config.rateLimits,
+                                      store: RedisRateLimitStore(redis: redis, keys: shared.redisKeys),
+                                      metrics: shared.metrics.base)
+        self.rateLimiter = rateLimiter
+        self.auth = LoopContext.makeAuthService(loop: loop, shared: shared, redis: redis, rateLimiter: rateLimiter)
         let limits = Limits.default
         let pendingTTLMillis = limits.pendingTTLSeconds * 1000
         self.recipients = RecipientDirectory(identities: PostgresIdentityStore(pool: shared.postgres, loop: loop),
@@ -42,24 +47,20 @@ final class LoopContext {
                             maxEventsPerUser: limits.maxKeptEventsPerUser))
         self.presence = RedisPresence(redis: redis, keys: shared.redisKeys, node: shared.nodeId,
                                       settings: .init(pendingTTLMillis: pendingTTLMillis))
-        self.sendRateLimiter = RateLimiter(limits: shared.config.rateLimits,
-                                           store: RedisRateLimitStore(redis: redis, keys: shared.redisKeys),
-                                           metrics: shared.metrics.base)
         registry.onLeave = { [unowned self] socket, whisperId in self.wentOffline(socket, as: whisperId) }
     }
 
     private func makeMessagingService() -> MessagingService {
         MessagingService(settings: .init(timestampSkewMillis: Limits.default.timestampSkewMillis), store: messageStore,
-                         router: LoopRouter(context: self), recipients: recipients, rateLimiter: sendRateLimiter,
+                         router: LoopRouter(context: self), recipients: recipients, rateLimiter: rateLimiter,
                          verifier: SignatureVerifier(histogram: shared.metrics.base.ed25519Verify), log: shared.log,
                          metrics: shared.metrics.base, now: Clock.epochMillis)
     }
 
-    private static func makeAuthService(loop: EventLoop, shared: ServerShared, redis: RedisClient) -> AuthService {
+    private static func makeAuthService(loop: EventLoop, shared: ServerShared, redis: RedisClient,
+                                        rateLimiter: RateLimiter) -> AuthService {
         let config = shared.config
         let keys = shared.redisKeys
-        let rateLimiter = RateLimiter(limits: config.rateLimits, store: RedisRateLimitStore(redis: redis, keys: keys),
-                                      metrics: shared.metrics.base)
         let settings = AuthService.Settings(challengeTTLSeconds: Int64(config.challengeTTLSeconds),
                                             sessionTTLSeconds: Int64(config.sessionTTLSeconds),
                                             maxMintAttempts: Limits.default.maxWhisperIDMintAttempts)

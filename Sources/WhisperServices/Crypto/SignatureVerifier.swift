@@ -18,15 +18,21 @@ public final class SignatureVerifier {
         self.sampleEvery = max(1, sampleEvery)
     }
 
-    /// Whether `signature` is `publicKey`'s Ed25519 signature of SHA-256(`signedBytes`).
+    /// Whether `signature` is `publicKey`'s Ed25519 signature of SHA-256(`signedBytes`) (frames
+    /// signed per spec §3.5).
     public func verify(signature: [UInt8], signedBytes: [UInt8], publicKey: [UInt8]) -> Bool {
+        verify(signature: signature, message: Sodium.sha256(signedBytes), publicKey: publicKey)
+    }
+
+    /// Whether `signature` is `publicKey`'s Ed25519 signature of `message` itself (the raw
+    /// challenge of `register_proof`).
+    public func verify(signature: [UInt8], message: [UInt8], publicKey: [UInt8]) -> Bool {
         count &+= 1
-        let digest = Sodium.sha256(signedBytes)
         guard let histogram, count % sampleEvery == 0 else {
-            return Sodium.verifyEd25519(signature: signature, message: digest, publicKey: publicKey)
+            return Sodium.verifyEd25519(signature: signature, message: message, publicKey: publicKey)
         }
         let started = Self.threadCPUNanos()
-        let valid = Sodium.verifyEd25519(signature: signature, message: digest, publicKey: publicKey)
+        let valid = Sodium.verifyEd25519(signature: signature, message: message, publicKey: publicKey)
         let elapsed = Self.threadCPUNanos() &- started
         histogram.observe(Double(elapsed) / 1e9)
         return valid

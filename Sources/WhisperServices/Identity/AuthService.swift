@@ -50,8 +50,9 @@ public final class AuthService {
     let random: RandomSource
     let now: () -> Int64
     let log: Log
-    /// `whisper_ed25519_verify_seconds`, when metrics are wired.
-    let verifyTime: Histogram?
+    /// Times every proof's verify into `whisper_ed25519_verify_seconds` (logins are rare
+    /// next to messages, so no sampling here).
+    let verifier: SignatureVerifier
 
     public init(settings: Settings, challenges: ChallengeStore, sessions: SessionStore, identities: IdentityStore,
                 rateLimiter: RateLimiter, random: RandomSource = SodiumRandom(), log: Log,
@@ -64,7 +65,7 @@ public final class AuthService {
         self.random = random
         self.now = now
         self.log = log
-        self.verifyTime = metrics?.ed25519Verify
+        self.verifier = SignatureVerifier(histogram: metrics?.ed25519Verify, sampleEvery: 1)
     }
 
     // MARK: register_begin
@@ -103,11 +104,7 @@ public final class AuthService {
             case .failure(let error):
                 completion(.failure(.storage(error)))
             case .success(let stored):
-                let started = ContinuousClock.now
-                let failure = Self.check(request, against: stored.flatMap(PendingChallenge.decode))
-                let elapsed = ContinuousClock.now - started
-                verifyTime?.observe(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
-                if let failure {
+                if let failure = check(request, against: stored.flatMap(PendingChallenge.decode)) {
                     return fail(.authFailed(failure), request, completion)
                 }
                 let keys = IdentityKeys(encPublicKey: request.encPublicKey, signPublicKey: request.signPublicKey)
@@ -121,13 +118,12 @@ public final class AuthService {
     }
 
     /// Steps 1–3: challenge present, bound to this device and identity, signature valid.
-    static func check(_ request: RegisterProofPayload, against pending: PendingChallenge?) -> AuthFailure? {
+    func check(_ request: RegisterProofPayload, against pending: PendingChallenge?) -> AuthFailure? {
         guard let pending else { return .challengeUnknown }
         guard pending.deviceId == request.deviceId, pending.whisperId == request.whisperId else {
             return .challengeMismatch
         }
-        guard Sodium.verifyEd25519(signature: request.signature, message: pending.challenge,
-                                   publicKey: request.signPublicKey)
+        guard verifier.verify(signature: request.signature, message: pending.challenge, publicKey: request.signPublicKey)
         else { return .badSignature }
         return nil
     }
