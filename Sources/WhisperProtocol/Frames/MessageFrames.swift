@@ -31,14 +31,18 @@ public enum MessageFrames {
     }
 
     public static func messageReceived(deliveryPayload: ArraySlice<UInt8>) -> [UInt8] {
-        let prefix = #"{"type":"message_received","payload":"#
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(prefix.utf8.count + deliveryPayload.count + 1)
-        bytes.append(contentsOf: prefix.utf8)
+        bytes.reserveCapacity(messageReceivedPrefix.utf8.count + deliveryPayload.count + messageReceivedSuffix.utf8.count)
+        bytes.append(contentsOf: messageReceivedPrefix.utf8)
         bytes.append(contentsOf: deliveryPayload)
-        bytes.append(ASCII.closeBrace)
+        bytes.append(contentsOf: messageReceivedSuffix.utf8)
         return bytes
     }
+
+    /// The `message_received` envelope around a delivery payload: the one definition, which
+    /// the accept script (built in Redis when the recipient is on another node) splices too.
+    public static let messageReceivedPrefix = #"{"type":"message_received","payload":"#
+    public static let messageReceivedSuffix = "}"
 
     /// Reply to `fetch_pending` (spec §5.2): stored `message_received` payloads, oldest first;
     /// `nextCursor` only when more remain.

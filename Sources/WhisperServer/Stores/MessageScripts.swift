@@ -1,3 +1,4 @@
+import WhisperProtocol
 import WhisperStorage
 
 /// The Lua scripts behind `RedisMessageStore` and `RedisPresence`. Each is one atomic step,
@@ -67,9 +68,19 @@ enum MessageScripts {
           end
           redis.call('PEXPIRE', key, peer_ttl)
         end
-        local frame = function() return '{"type":"message_received","payload":' .. ARGV[3] .. '}' end
+        local frame = function() return \(lua(MessageFrames.messageReceivedPrefix)) .. ARGV[3] .. \(lua(MessageFrames.messageReceivedSuffix)) end
         return {0, id, route(KEYS[3], ARGV[1], 'm', ARGV[10], frame, ARGV[7], ARGV[8], ARGV[9])}
         """)
+
+    /// A Lua string literal of `text`, for the frame envelopes the scripts splice.
+    private static func lua(_ text: String) -> String {
+        var literal = "'"
+        for character in text {
+            if character == "\\" || character == "'" { literal.append("\\") }
+            literal.append(character)
+        }
+        return literal + "'"
+    }
 
     /// KEYS: 1 pending:{user}, 2 pending-count. ARGV: 1 start ('-' or '(' .. cursor),
     /// 2 count, 3 pending TTL ms. Returns XRANGE entries.
