@@ -1,40 +1,5 @@
 import WhisperProtocol
 
-/// Where a live recipient's socket is: the node, its event loop and the connection, as the
-/// node that holds the socket registered it (`PresenceStore.online`).
-public struct LiveRoute: Sendable, Equatable {
-    public let node: String
-    public let loop: Int
-    public let connection: UInt64
-
-    public init(node: String, loop: Int, connection: UInt64) {
-        self.node = node
-        self.loop = loop
-        self.connection = connection
-    }
-
-    /// `node:loop:connection`, the stored form (node ids are hex, so `:` cannot occur in them).
-    public var text: String { "\(node):\(loop):\(connection)" }
-
-    public init?(text: String) {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[0].isEmpty, let loop = Int(parts[1]), loop >= 0,
-              let connection = UInt64(parts[2])
-        else { return nil }
-        self.init(node: String(parts[0]), loop: loop, connection: connection)
-    }
-}
-
-/// Where the store sent something addressed to a user, in the same atomic step that stored it.
-public enum Routing: Sendable, Equatable {
-    /// The user's socket is on this node: the caller writes the frame (`MessageRouter`).
-    case local(LiveRoute)
-    /// Published to the node holding the user's socket.
-    case remote
-    /// Nobody holds a socket for the user.
-    case offline
-}
-
 /// One message to accept (spec §4.1 after validation).
 public struct MessageAcceptance: Sendable {
     public let from: WhisperID
@@ -136,21 +101,4 @@ public protocol MessageStore {
     /// Keeps `frame` in `user`'s event queue (sent after the next login): for a notification
     /// whose socket vanished between routing and writing.
     func keepEvent(_ frame: [UInt8], for user: WhisperID, completion: @escaping StoreCompletion<Void>)
-}
-
-/// Writes frames to sockets of this node (the server's `ConnectionRegistry` behind it).
-public protocol MessageRouter {
-    /// Writes `frame` to `user`'s socket at `route` (possibly on another loop of this node).
-    /// A message left undelivered stays pending; an `event` left undelivered is kept with
-    /// `MessageStore.keepEvent`.
-    func deliver(_ frame: [UInt8], to user: WhisperID, at route: LiveRoute, kind: DeliveryKind,
-                 receivedAtMicros: Int64)
-}
-
-/// What a routed frame is, which decides what happens when its socket is gone.
-public enum DeliveryKind: String, Sendable {
-    /// `message_received`: it stays in the pending queue anyway.
-    case message = "m"
-    /// `message_delivered` and other events: kept in the user's event queue.
-    case event = "e"
 }
