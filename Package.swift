@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "WhisperProtocol"),
         .target(name: "WhisperHTTP"),
         .target(name: "WhisperWebSocket", dependencies: ["WhisperProtocol", "CZlib", "COpenSSL"]),
-        .target(name: "WhisperOps", dependencies: ["CLinux"]),
+        .target(name: "WhisperOps", dependencies: ["CLinux", "WhisperProtocol"]),
 
         // MARK: I/O
         .target(name: "WhisperRuntime", dependencies: ["CLinux", "COpenSSL", "WhisperOps"]),
@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(name: "WhisperProtocolTests", dependencies: ["WhisperProtocol"], exclude: ["Fixtures"]),
         .testTarget(name: "WhisperHTTPTests", dependencies: ["WhisperHTTP"]),
         .testTarget(name: "WhisperWebSocketTests", dependencies: ["WhisperWebSocket"]),
-        .testTarget(name: "WhisperOpsTests", dependencies: ["WhisperOps"]),
+        .testTarget(name: "WhisperOpsTests", dependencies: ["WhisperOps", "WhisperProtocol"]),
         .testTarget(name: "WhisperRuntimeTests", dependencies: ["WhisperRuntime", "WhisperTesting"]),
         .testTarget(name: "WhisperStorageTests", dependencies: ["WhisperStorage", "WhisperTesting"]),
         .testTarget(name: "WhisperServicesTests", dependencies: ["WhisperServices", "WhisperProtocol", "WhisperOps", "CSodium"]),

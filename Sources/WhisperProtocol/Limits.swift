@@ -1,22 +1,48 @@
-/// Every named protocol limit in one place, with the spec §11 / contract defaults.
-/// All are configurable; names carry their unit.
+/// Every named limit of the server in one place: sizes, TTLs and timeouts, with the defaults
+/// of docs/protocol.md ("Limits") and docs/operations.md. Names carry their unit.
+///
+/// The server builds ONE value from its configuration (`ServerConfig.limits`) and hands it to
+/// everything that checks a size, a TTL or a timeout — the WebSocket codec, the frame parser,
+/// payload validation, HTTP, the services and the stores — so that a setting raised or
+/// lowered in the environment is the same number at every layer. `Limits()` holds the
+/// defaults; tests and tools start from it.
 public struct Limits: Sendable, Equatable {
-    // MARK: Transport
-    /// A WebSocket message above this closes the socket with 1009 (contract §1).
+    // MARK: WebSocket
+    /// A WebSocket message above this closes the socket with 1009, and no frame above it
+    /// reaches the JSON parser (`WHISPER_MAX_WS_MESSAGE_BYTES`).
     public var maxWebSocketMessageBytes = 512_000
     /// Nesting depth of a frame's JSON.
     public var maxJSONDepth = 32
     /// `requestId` is echoed in replies, so it is bounded (a UUID needs 36).
     public var maxRequestIdBytes = 128
-    /// A socket silent this long is closed (contract §1).
-    public var idleTimeoutSeconds: Int64 = 90
+    /// A socket silent this long is closed (`WHISPER_WS_IDLE_TIMEOUT_SECONDS`).
+    public var webSocketIdleTimeoutSeconds = 90
+    /// The server pings a socket that has sent nothing for this long (`WHISPER_WS_PING_INTERVAL_SECONDS`).
+    public var webSocketPingIntervalSeconds = 30
+    /// After sending Close, the peer's Close is awaited this long before TCP is dropped (RFC 6455 §7.1.1).
+    public var webSocketCloseTimeoutSeconds = 5
+
+    // MARK: Connections and HTTP
+    /// Output queued for one socket past which it is a slow consumer and dropped
+    /// (`WHISPER_OUTPUT_BUFFER_LIMIT_BYTES`; at least two whole messages).
+    public var outputBufferLimitBytes = 4 << 20
+    /// Time to receive one whole HTTP request, head and body (`WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS`) → 408.
+    public var httpRequestTimeoutSeconds = 10
+    /// A keep-alive HTTP connection idle this long between requests is closed (`WHISPER_HTTP_IDLE_TIMEOUT_SECONDS`).
+    public var httpIdleTimeoutSeconds = 60
+    /// Bytes of one request head, CRLFs included → 431 beyond (RFC 6585 §5).
+    public var maxHTTPHeaderBytes = 16 * 1024
+    /// Field lines of one request head → 431 beyond.
+    public var maxHTTPHeaderCount = 100
+    /// Body of a route that does not choose its own cap → 413 beyond, decided from the head.
+    public var maxHTTPBodyBytes = 1 << 20
 
     // MARK: Messages
     /// MAX_TEXT_BYTES: plaintext of a `msgType:"text"` message.
     public var maxTextPlaintextBytes = 8_000
     /// The crypto_box authentication tag added to every ciphertext.
     public var boxTagBytes = 16
-    /// Decoded ciphertext of a text message: 8,000 + 16 = 8,016 (contract §5).
+    /// Decoded ciphertext of a text message: 8,000 + 16 = 8,016.
     public var maxTextCiphertextBytes: Int { maxTextPlaintextBytes + boxTagBytes }
 
     /// `reactions` (passed through, spec §4.1): at most this many emoji keys per message…
@@ -24,7 +50,7 @@ public struct Limits: Sendable, Equatable {
     /// …each key 1…this many UTF-8 bytes (an emoji with modifiers and ZWJ joins stays well below).
     public var maxReactionKeyBytes = 64
 
-    // MARK: Attachments (decimal bytes of ciphertext, contract §14)
+    // MARK: Attachments (decimal bytes of ciphertext)
     public var maxImageBytes = 15_000_000
     public var maxVoiceBytes = 25_000_000
     public var maxFileBytes = 50_000_000
@@ -43,11 +69,16 @@ public struct Limits: Sendable, Equatable {
     public var pendingTTLSeconds: Int64 = 72 * 3600
     public var fetchPendingDefaultLimit = 50
     public var fetchPendingMaxLimit = 200
+    /// Messages one recipient's pending queue may hold; a send beyond it gets `RATE_LIMITED`
+    /// (`WHISPER_MAX_PENDING_PER_USER`).
+    public var maxPendingPerUser = 10_000
     /// Events (`message_delivered`, …) kept for an offline user; the oldest go first.
     public var maxKeptEventsPerUser = 1_000
 
     // MARK: Sessions and time
+    /// `WHISPER_SESSION_TTL_SECONDS`.
     public var sessionTTLSeconds: Int64 = 7 * 24 * 3600
+    /// `WHISPER_CHALLENGE_TTL_SECONDS`.
     public var challengeTTLSeconds: Int64 = 60
     /// Accepted distance between a frame's `timestamp` and server time, either way (±10 min).
     public var timestampSkewMillis: Int64 = 600_000
@@ -62,15 +93,22 @@ public struct Limits: Sendable, Equatable {
 
     // MARK: Groups, calls, presence
     public var maxGroupMembers = 256
-    /// An unanswered call ends after this (contract §7, §14).
+    /// An unanswered call ends after this.
     public var callRingTimeoutSeconds: Int64 = 60
-    /// At most one `typing` per (from, to) per this interval; extra ones are dropped (contract §8).
+    /// At most one `typing` per (from, to) per this interval; extra ones are dropped.
     public var typingMinIntervalMillis: Int64 = 2_000
-    /// Users who exchanged a message within this window are direct peers (contract §8).
+    /// Users who exchanged a message within this window are direct peers.
     public var directPeerWindowSeconds: Int64 = 30 * 24 * 3600
+
+    // MARK: Nodes
+    /// A node renews its liveness key this often…
+    public var nodeHeartbeatSeconds = 5
+    /// …which expires after this: routes to a node silent this long are dropped.
+    public var nodeTTLSeconds = 15
 
     public init() {}
 
+    /// The defaults: for tests and tools. The server uses `ServerConfig.limits`.
     public static let `default` = Limits()
 
     /// Parser limits for one inbound frame.
@@ -82,7 +120,7 @@ public struct Limits: Sendable, Equatable {
         )
     }
 
-    /// Ciphertext cap for an attachment by its `contentType` (contract §14):
+    /// Ciphertext cap for an attachment by its `contentType`:
     /// `image/*` → image cap, `audio/*` → voice cap, anything else → file cap.
     public func maxAttachmentBytes(contentType: String) -> Int {
         if contentType.utf8.starts(with: "image/".utf8) { return maxImageBytes }

@@ -1,15 +1,20 @@
 import Synchronization
 import WhisperHTTP
 import WhisperOps
+import WhisperProtocol
 import WhisperRuntime
 import WhisperServices
 import WhisperStorage
 import WhisperWebSocket
 
-/// State every loop reads: configuration, routes, the gateway, the PostgreSQL pool, the
-/// node id and the drain flag. `Sodium.initialize()` must have run before `init`. Immutable after start-up except for atomics.
+/// State every loop reads: configuration, the one `Limits`, routes, the gateway, the
+/// PostgreSQL pool, the node id and the drain flag. `Sodium.initialize()` must have run
+/// before `init`. Immutable after start-up except for atomics.
 final class ServerShared: Sendable {
     let config: ServerConfig
+    /// Every size, TTL and timeout (from `config`): the transport settings below are derived
+    /// from it here, and the gateway, the services and the stores read it.
+    let limits: Limits
     let log: Log
     let metrics: ServerMetrics
     let postgres: PostgresPool?
@@ -31,21 +36,25 @@ final class ServerShared: Sendable {
     private let draining = Atomic<Bool>(false)
 
     init(config: ServerConfig, log: Log, metrics: ServerMetrics, postgres: PostgresPool?, migrator: Migrator?) {
+        let limits = config.limits
         self.config = config
+        self.limits = limits
         self.log = log
         self.metrics = metrics
         self.postgres = postgres
         self.migrator = migrator
-        self.gateway = Gateway(echo: config.testEcho, metrics: metrics)
-        self.httpLimits = HTTPLimits()
-        self.connectionLimits = ConnectionLimits(maxOutputBytes: config.outputBufferLimitBytes)
+        self.gateway = Gateway(echo: config.testEcho, limits: limits, metrics: metrics)
+        self.httpLimits = HTTPLimits(maxHeaderBytes: limits.maxHTTPHeaderBytes, maxHeaderCount: limits.maxHTTPHeaderCount,
+                                     defaultMaxBodyBytes: limits.maxHTTPBodyBytes)
+        self.connectionLimits = ConnectionLimits(maxOutputBytes: limits.outputBufferLimitBytes)
         self.webSocketConfiguration = WebSocketConfiguration(
-            maxMessageBytes: config.maxWSMessageBytes,
-            pingInterval: .seconds(config.wsPingIntervalSeconds),
-            idleTimeout: .seconds(config.wsIdleTimeoutSeconds),
+            maxMessageBytes: limits.maxWebSocketMessageBytes,
+            pingInterval: .seconds(limits.webSocketPingIntervalSeconds),
+            idleTimeout: .seconds(limits.webSocketIdleTimeoutSeconds),
+            closeTimeout: .seconds(limits.webSocketCloseTimeoutSeconds),
             acceptsBinaryMessages: config.testEcho)
-        self.httpRequestTimeoutNanos = UInt64(config.httpRequestTimeoutSeconds) * 1_000_000_000
-        self.httpIdleTimeoutNanos = 60 * 1_000_000_000
+        self.httpRequestTimeoutNanos = UInt64(limits.httpRequestTimeoutSeconds) * 1_000_000_000
+        self.httpIdleTimeoutNanos = UInt64(limits.httpIdleTimeoutSeconds) * 1_000_000_000
         self.nodeId = SodiumRandom().hex(8)
         self.redisKeys = RedisKeys(prefix: config.redisPrefix)
         self.publicRoutes = RouteTable.publicRoutes()

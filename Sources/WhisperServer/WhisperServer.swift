@@ -7,15 +7,14 @@ import WhisperServices
 import WhisperStorage
 
 /// The assembled server: N event loops, each with its own listeners (SO_REUSEPORT) and
-/// Redis connection, sharing one PostgreSQL worker pool. `main` builds one of these; so do
+/// Redis connection, sharing one PostgreSQL worker pool and the node's Redis subscriptions. `main` builds one of these; so do
 /// the integration tests, in-process.
 public final class WhisperServer: Sendable {
     public let config: ServerConfig
     private let shared: ServerShared
     private let group: EventLoopGroup
     private let contexts: [LoopBound<LoopContext>]
-    private let revocations: RevocationListener
-    private let deliveries: DeliveryListener
+    private let subscriptions: NodeSubscriptions
 
     /// Ports actually bound (useful when the configuration asked for port 0).
     public let publicPort: Int
@@ -57,12 +56,10 @@ public final class WhisperServer: Sendable {
         shared.deliveryHub.attach(contexts)
         let subscriber = RedisSubscriber(configuration: WhisperServer.redisConfiguration(config.redis),
                                          loop: group.loops[0], log: storageLog)
-        revocations = RevocationListener(subscriber: subscriber, channel: shared.redisKeys.revocationChannel,
-                                         contexts: contexts, log: log)
-        deliveries = DeliveryListener(subscriber: subscriber, channel: shared.redisKeys.deliveryChannel(shared.nodeId),
-                                      hub: shared.deliveryHub, log: log)
-        deliveries.start()
-        revocations.start()
+        subscriptions = NodeSubscriptions(subscriber: subscriber,
+                                          channels: NodeSubscriptions.channels(shared: shared, contexts: contexts), log: log,
+                                          onResubscribed: NodeSubscriptions.revalidateSessions(contexts: contexts))
+        subscriptions.start()
         self.publicPort = publicAddress.port
         self.adminPort = adminAddress.port
         log.info("listening", ["listener": "public", "port": .int(publicPort), "tls": .bool(tls != nil)])
@@ -114,7 +111,7 @@ public final class WhisperServer: Sendable {
     }
 
     public func shutdown() {
-        revocations.close()
+        subscriptions.close()
         group.shutdown()
         shared.postgres?.shutdown()
     }

@@ -1,4 +1,5 @@
 import Testing
+import WhisperProtocol
 @testable import WhisperOps
 
 @Suite struct ServerConfigTests {
@@ -17,15 +18,16 @@ import Testing
         #expect(config.threads == 3)
         #expect(config.migrateOnStart == false)
         #expect(config.postgresPoolSize == 4)
-        #expect(config.wsIdleTimeoutSeconds == 90)
-        #expect(config.wsPingIntervalSeconds == 30)
-        #expect(config.maxWSMessageBytes == 512_000)
-        #expect(config.outputBufferLimitBytes == 4 * 1024 * 1024)
-        #expect(config.httpRequestTimeoutSeconds == 10)
+        #expect(config.limits.webSocketIdleTimeoutSeconds == 90)
+        #expect(config.limits.webSocketPingIntervalSeconds == 30)
+        #expect(config.limits.maxWebSocketMessageBytes == 512_000)
+        #expect(config.limits.outputBufferLimitBytes == 4 * 1024 * 1024)
+        #expect(config.limits.httpRequestTimeoutSeconds == 10)
         #expect(config.drainTimeoutSeconds == 25)
         #expect(config.testEcho == false)
-        #expect(config.challengeTTLSeconds == 60)
-        #expect(config.sessionTTLSeconds == 604_800)
+        #expect(config.limits.challengeTTLSeconds == 60)
+        #expect(config.limits.sessionTTLSeconds == 604_800)
+        #expect(config.limits == Limits.default)
         #expect(config.rateLimits == RateLimits.defaults)
         #expect(config.unrecognizedVariables.isEmpty)
     }
@@ -57,6 +59,8 @@ import Testing
             "WHISPER_MAX_WS_MESSAGE_BYTES": "1000000",
             "WHISPER_OUTPUT_BUFFER_LIMIT_BYTES": "8000000",
             "WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS": "5",
+            "WHISPER_HTTP_IDLE_TIMEOUT_SECONDS": "30",
+            "WHISPER_MAX_PENDING_PER_USER": "77",
             "WHISPER_DRAIN_TIMEOUT_SECONDS": "0",
             "WHISPER_TEST_ECHO": "1",
             "WHISPER_CHALLENGE_TTL_SECONDS": "2",
@@ -82,15 +86,17 @@ import Testing
         #expect(config.threads == 8)
         #expect(config.migrateOnStart)
         #expect(config.postgresPoolSize == 16)
-        #expect(config.wsIdleTimeoutSeconds == 120)
-        #expect(config.wsPingIntervalSeconds == 45)
-        #expect(config.maxWSMessageBytes == 1_000_000)
-        #expect(config.outputBufferLimitBytes == 8_000_000)
-        #expect(config.httpRequestTimeoutSeconds == 5)
+        #expect(config.limits.webSocketIdleTimeoutSeconds == 120)
+        #expect(config.limits.webSocketPingIntervalSeconds == 45)
+        #expect(config.limits.maxWebSocketMessageBytes == 1_000_000)
+        #expect(config.limits.outputBufferLimitBytes == 8_000_000)
+        #expect(config.limits.httpRequestTimeoutSeconds == 5)
+        #expect(config.limits.httpIdleTimeoutSeconds == 30)
+        #expect(config.limits.maxPendingPerUser == 77)
         #expect(config.drainTimeoutSeconds == 0)
         #expect(config.testEcho)
-        #expect(config.challengeTTLSeconds == 2)
-        #expect(config.sessionTTLSeconds == 3600)
+        #expect(config.limits.challengeTTLSeconds == 2)
+        #expect(config.limits.sessionTTLSeconds == 3600)
         #expect(config.rateLimits[.send, .identity] == RateLimit(count: 5, windowSeconds: 1))
         #expect(config.rateLimits[.send, .ip] == RateLimit(count: 50, windowSeconds: 1))
         #expect(config.rateLimits[.fetch, .identity] == RateLimits.defaults[.fetch, .identity])
@@ -180,7 +186,7 @@ import Testing
 
     @Test func shortIdleTimeout_alone_lowersThePingDefault() throws {
         let config = try loadConfig(["WHISPER_WS_IDLE_TIMEOUT_SECONDS": "6"])
-        #expect(config.wsPingIntervalSeconds == 2)
+        #expect(config.limits.webSocketPingIntervalSeconds == 2)
     }
 
     @Test func outputBufferLimit_mustHoldTwoMaximumMessages() throws {
@@ -188,7 +194,7 @@ import Testing
         #expect(error?.description
             == "WHISPER_OUTPUT_BUFFER_LIMIT_BYTES: must be at least twice WHISPER_MAX_WS_MESSAGE_BYTES (1024000), got 1000")
         let raised = try loadConfig(["WHISPER_MAX_WS_MESSAGE_BYTES": "4000000"])
-        #expect(raised.outputBufferLimitBytes == 8_000_000)
+        #expect(raised.limits.outputBufferLimitBytes == 8_000_000)
     }
 
     @Test func rediss_isRefusedAsUnsupported() {

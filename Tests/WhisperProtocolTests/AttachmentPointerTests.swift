@@ -26,14 +26,14 @@ import Testing
     }
 
     @Test func parses_keepingWhatTheServerRecords() throws {
-        let parsed = try AttachmentPointer.optional(in: ["attachment": .object(try Self.valid())])
+        let parsed = try AttachmentPointer.optional(in: ["attachment": .object(try Self.valid())], limits: .default)
         #expect(parsed == AttachmentPointer(objectKey: "att/2026/01/0f8fad5b-d9cb-469f-a165-70867728950e.bin",
                                             contentType: "image/jpeg", ciphertextSize: 123_456))
     }
 
     @Test func absentOrNull_isNoAttachment() throws {
-        #expect(try AttachmentPointer.optional(in: [:]) == nil)
-        #expect(try AttachmentPointer.optional(in: ["attachment": .null]) == nil)
+        #expect(try AttachmentPointer.optional(in: [:], limits: .default) == nil)
+        #expect(try AttachmentPointer.optional(in: ["attachment": .null], limits: .default) == nil)
     }
 
     @Test(arguments: [

@@ -13,20 +13,20 @@ import Testing
     }
 
     @Test func absentOrNullCursorAndLimit_startAtTheOldest_withTheDefaultPageSize() throws {
-        #expect(try FetchPendingPayload(parsing: Self.payload()) == FetchPendingPayload(cursor: nil, limit: 50))
-        #expect(try FetchPendingPayload(parsing: Self.payload([("cursor", .null), ("limit", .null)]))
+        #expect(try FetchPendingPayload(parsing: Self.payload(), limits: .default) == FetchPendingPayload(cursor: nil, limit: 50))
+        #expect(try FetchPendingPayload(parsing: Self.payload([("cursor", .null), ("limit", .null)]), limits: .default)
                     == FetchPendingPayload(cursor: nil, limit: 50))
     }
 
     @Test func parsesACursorAndLimit() throws {
-        let parsed = try FetchPendingPayload(parsing: Self.payload([("cursor", "1763820000000-3"), ("limit", 7)]))
+        let parsed = try FetchPendingPayload(parsing: Self.payload([("cursor", "1763820000000-3"), ("limit", 7)]), limits: .default)
         #expect(parsed.cursor == PendingCursor(milliseconds: 1_763_820_000_000, sequence: 3))
         #expect(parsed.limit == 7)
     }
 
     @Test func limit_isOneToTheMaximum_atNAndNPlusOne() throws {
-        #expect(try FetchPendingPayload(parsing: Self.payload([("limit", 1)])).limit == 1)
-        #expect(try FetchPendingPayload(parsing: Self.payload([("limit", 200)])).limit == 200)
+        #expect(try FetchPendingPayload(parsing: Self.payload([("limit", 1)]), limits: .default).limit == 1)
+        #expect(try FetchPendingPayload(parsing: Self.payload([("limit", 200)]), limits: .default).limit == 200)
         for bad: Int64 in [0, -1, 201, Int64.max, Int64.min] {
             #expect(Self.error(Self.payload([("limit", .int(bad))])) == .outOfRange(field: "limit"))
         }

@@ -3,19 +3,19 @@ import Testing
 
 @Suite struct InboundFrameTests {
     @Test func parsesAValidEnvelope() throws {
-        let frame = try InboundFrame.parse(utf8Bytes(#"{"type":"ping","requestId":"r-1","payload":{}}"#))
+        let frame = try InboundFrame.parse(utf8Bytes(#"{"type":"ping","requestId":"r-1","payload":{}}"#), limits: .default)
         #expect(frame.type == "ping")
         #expect(frame.requestId == "r-1")
         #expect(frame.payload.isEmpty)
     }
 
     @Test func requestIdIsOptionalAndNullMeansAbsent() throws {
-        #expect(try InboundFrame.parse(utf8Bytes(#"{"type":"ping","payload":{}}"#)).requestId == nil)
-        #expect(try InboundFrame.parse(utf8Bytes(#"{"requestId":null,"type":"ping","payload":{}}"#)).requestId == nil)
+        #expect(try InboundFrame.parse(utf8Bytes(#"{"type":"ping","payload":{}}"#), limits: .default).requestId == nil)
+        #expect(try InboundFrame.parse(utf8Bytes(#"{"requestId":null,"type":"ping","payload":{}}"#), limits: .default).requestId == nil)
     }
 
     @Test func acceptsTopLevelKeysInAnyOrder() throws {
-        let frame = try InboundFrame.parse(utf8Bytes(#"{"payload":{"a":1},"requestId":"x","type":"t"}"#))
+        let frame = try InboundFrame.parse(utf8Bytes(#"{"payload":{"a":1},"requestId":"x","type":"t"}"#), limits: .default)
         #expect(frame.type == "t")
         #expect(frame.payload["a"] == 1)
     }
@@ -82,7 +82,7 @@ import Testing
 
     @Test func exposesTheSendersExactBytesForPayloadValues() throws {
         let source = #"{"type":"send_message","payload":{"messageId":"ABC-def","nonce":"AAAA\/w==","n":1.50}}"#
-        let frame = try InboundFrame.parse(utf8Bytes(source))
+        let frame = try InboundFrame.parse(utf8Bytes(source), limits: .default)
         #expect(frame.rawPayloadValue(forKey: "nonce").map { text(Array($0)) } == #""AAAA\/w==""#)
         #expect(frame.rawPayloadValue(forKey: "n").map { text(Array($0)) } == "1.50")
         #expect(frame.rawPayloadValue(forKey: "missing") == nil)

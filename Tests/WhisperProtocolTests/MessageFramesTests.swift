@@ -10,7 +10,7 @@ import Testing
         let frame = MessageFrames.messageAccepted(messageIdText: F.messageId, serverTime: 1_763_820_000_123, requestId: "r-9")
         #expect(text(frame) == #"{"type":"message_accepted","requestId":"r-9","payload":{"messageId":"\#(F.messageId)","#
             + #""status":"sent","serverTime":1763820000123}}"#)
-        let parsed = try InboundFrame.parse(frame)
+        let parsed = try InboundFrame.parse(frame, limits: .default)
         #expect(parsed.type == "message_accepted" && parsed.requestId == "r-9")
         #expect(parsed.payload == ["messageId": .string(F.messageId), "status": "sent", "serverTime": 1_763_820_000_123])
     }

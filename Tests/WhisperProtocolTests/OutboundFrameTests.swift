@@ -38,7 +38,7 @@ import Testing
 
     @Test func encodedFramesParseBackAsEnvelopes() throws {
         let bytes = OutboundFrame.errorFrame(code: .notFound, message: "no such user", requestId: "r")
-        let frame = try InboundFrame.parse(bytes)
+        let frame = try InboundFrame.parse(bytes, limits: .default)
         #expect(frame.type == "error")
         #expect(frame.requestId == "r")
         #expect(frame.payload["code"] == "NOT_FOUND")

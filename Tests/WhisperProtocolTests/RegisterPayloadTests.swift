@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func proof_parses_withOptionalTokens() throws {
-        let parsed = try RegisterProofPayload(parsing: Self.proof([("pushToken", "abc:DEF_1-2"), ("voipToken", .null)]))
+        let parsed = try RegisterProofPayload(parsing: Self.proof([("pushToken", "abc:DEF_1-2"), ("voipToken", .null)]), limits: .default)
         #expect(parsed.encPublicKey.count == 32 && parsed.signPublicKey.count == 32 && parsed.signature.count == 64)
         #expect(parsed.pushToken == "abc:DEF_1-2")
         #expect(parsed.voipToken == nil)
@@ -73,15 +73,15 @@ import Testing
         ("extra", true, .unknownField("extra")),
     ] as [(String, JSONValue?, PayloadError)])
     func proof_rejects(_ key: String, _ value: JSONValue?, _ expected: PayloadError) {
-        #expect(error { () throws(PayloadError) in _ = try RegisterProofPayload(parsing: Self.proof([(key, value)])) } == expected)
+        #expect(error { () throws(PayloadError) in _ = try RegisterProofPayload(parsing: Self.proof([(key, value)]), limits: .default) } == expected)
     }
 
     @Test func pushToken_atTheLimitIsAccepted_andOneByteMoreIsNot() throws {
         let limit = Limits.default.maxPushTokenBytes
-        let atLimit = try RegisterProofPayload(parsing: Self.proof([("pushToken", .string(String(repeating: "a", count: limit)))]))
+        let atLimit = try RegisterProofPayload(parsing: Self.proof([("pushToken", .string(String(repeating: "a", count: limit)))]), limits: .default)
         #expect(atLimit.pushToken?.utf8.count == limit)
         let over = error { () throws(PayloadError) in
-            _ = try RegisterProofPayload(parsing: Self.proof([("pushToken", .string(String(repeating: "a", count: limit + 1)))]))
+            _ = try RegisterProofPayload(parsing: Self.proof([("pushToken", .string(String(repeating: "a", count: limit + 1)))]), limits: .default)
         }
         #expect(over == .tooLarge(field: "pushToken", maxBytes: limit))
     }

@@ -86,7 +86,7 @@ import Testing
             .appendingPathComponent("Fixtures/send-message-vector.json")
         let fixture = try JSONParser.parseObject(Array(try Data(contentsOf: url)))
         let frameText = try #require(fixture["frame"]?.stringValue)
-        let parsed = try SendMessagePayload(parsing: try InboundFrame.parse(utf8Bytes(frameText)))
+        let parsed = try SendMessagePayload(parsing: try InboundFrame.parse(utf8Bytes(frameText), limits: .default), limits: .default)
         #expect(text(parsed.signedBytes()) == fixture["signedBytes"]?.stringValue)
         #expect(text(parsed.deliveryPayload) == fixture["deliveryPayload"]?.stringValue)
         #expect(Base64.encode(parsed.signature) == fixture["signatureBase64"]?.stringValue)

@@ -48,15 +48,19 @@ import WhisperTesting
         #expect(try ws.receiveClose() == 1003)
     }
 
-    @Test func messageOverTheCap_closesWith1009_andAtTheCapIsAnswered() async throws {
-        let server = try await TestServer(["WHISPER_MAX_WS_MESSAGE_BYTES": "4096"])
+    /// One limit at every layer: the configured message cap is the WebSocket's AND the frame
+    /// parser's. Raised above the 512,000 default, a message at the cap used to pass the
+    /// socket and then get INVALID_PAYLOAD from a parser still holding the default.
+    @Test(arguments: [4_096, 1_000_000])
+    func messageOverTheCap_closesWith1009_andAtTheCapIsAnswered(cap: Int) async throws {
+        let server = try await TestServer(["WHISPER_MAX_WS_MESSAGE_BYTES": String(cap)])
         defer { server.stop() }
         let ws = try TestWebSocket(port: server.publicPort)
         // Exactly at the cap: a well-formed frame padded with spaces is parsed and answered.
         let frame = #"{"type":"ping","payload":{}}"#
-        try ws.sendText(frame + String(repeating: " ", count: 4096 - frame.utf8.count))
+        try ws.sendText(frame + String(repeating: " ", count: cap - frame.utf8.count))
         #expect(try ws.receiveJSON()["type"] as? String == "pong")
-        try ws.sendText(frame + String(repeating: " ", count: 4097 - frame.utf8.count))
+        try ws.sendText(frame + String(repeating: " ", count: cap + 1 - frame.utf8.count))
         #expect(try ws.receiveClose() == 1009)
     }
 

@@ -123,9 +123,15 @@ struct AuthHarness {
     init(maxMintAttempts: Int = 8, random: RandomSource = SeededRandom(seed: 42)) {
         let limiter = RateLimiter(limits: .defaults, store: rateLimits, random: random, metrics: metrics)
         service = AuthService(
-            settings: .init(challengeTTLSeconds: 60, sessionTTLSeconds: 604_800, maxMintAttempts: maxMintAttempts),
+            limits: Self.limits(maxMintAttempts: maxMintAttempts),
             challenges: challenges, sessions: sessions, identities: identities, rateLimiter: limiter, random: random,
             log: Log(level: .error, sink: MemoryLogSink()), metrics: metrics, now: { AuthHarness.now })
+    }
+
+    static func limits(maxMintAttempts: Int) -> Limits {
+        var limits = Limits.default
+        limits.maxWhisperIDMintAttempts = maxMintAttempts
+        return limits
     }
 
     func begin(_ request: RegisterBeginPayload) -> Result<IssuedChallenge, ServiceError> {

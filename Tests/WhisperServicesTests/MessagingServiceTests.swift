@@ -133,7 +133,7 @@ struct MessagingHarness {
             .appendingPathComponent("Fixtures/send-message-vector.json")
         let vector = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
         let frameText = try #require(vector["frame"] as? String)
-        message = try SendMessagePayload(parsing: try InboundFrame.parse(Array(frameText.utf8)))
+        message = try SendMessagePayload(parsing: try InboundFrame.parse(Array(frameText.utf8), limits: .default), limits: .default)
         let keyText = try #require(vector["signPublicKeyBase64"] as? String)
         signKey = try #require(Base64.decode(keyText))
         if let identities {
@@ -146,7 +146,7 @@ struct MessagingHarness {
 
     func service(now: Int64) -> MessagingService {
         let limiter = RateLimiter(limits: .defaults, store: FakeRateLimits(), random: SeededRandom(seed: 1), metrics: metrics)
-        return MessagingService(settings: .init(timestampSkewMillis: 600_000), store: store, router: router,
+        return MessagingService(limits: .default, store: store, router: router,
                                 recipients: RecipientDirectory(identities: identities, now: { now }), rateLimiter: limiter,
                                 verifier: SignatureVerifier(histogram: metrics.ed25519Verify, sampleEvery: 1),
                                 log: Log(level: .error, sink: MemoryLogSink()), metrics: metrics, now: { now })

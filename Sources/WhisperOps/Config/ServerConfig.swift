@@ -1,3 +1,5 @@
+import WhisperProtocol
+
 /// Everything the server reads from its environment (contract §13, §10). This file is the one
 /// place configuration is defined; every variable, its default and its range:
 ///
@@ -21,6 +23,7 @@
 /// | `WHISPER_MAX_WS_MESSAGE_BYTES` | 512000 | larger message → close 1009; 1024–67108864 |
 /// | `WHISPER_OUTPUT_BUFFER_LIMIT_BYTES` | 4194304 (at least 2 × max message) | queued output past which a slow consumer is dropped; ≥ 2 × max message |
 /// | `WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS` | 10 | time to receive a whole HTTP request, 1–3600 |
+/// | `WHISPER_HTTP_IDLE_TIMEOUT_SECONDS` | 60 | close a keep-alive HTTP connection idle this long, 1–86400 |
 /// | `WHISPER_DRAIN_TIMEOUT_SECONDS` | 25 | SIGTERM: longest wait for in-flight work, 0–3600 |
 /// | `WHISPER_TEST_ECHO` | false | TEST ONLY, never in production: `/ws` echoes text messages instead of running the protocol (Autobahn suite) |
 /// | `WHISPER_CHALLENGE_TTL_SECONDS` | 60 | lifetime of a `register_challenge`, 1–3600 |
@@ -30,6 +33,9 @@
 ///
 /// Booleans are `1|true|yes` / `0|false|no`, case-insensitive. An empty value counts as unset.
 /// Values are trimmed, except secrets and paths which are taken verbatim.
+///
+/// Every size, TTL and timeout setting lands in `limits`, the one `Limits` value the server
+/// hands to every layer that checks one.
 public struct ServerConfig: Sendable {
     public var publicAddress: SocketAddressSpec
     public var adminAddress: SocketAddressSpec
@@ -45,21 +51,12 @@ public struct ServerConfig: Sendable {
     public var threads: Int
     public var migrateOnStart: Bool
     public var postgresPoolSize: Int
-    public var wsIdleTimeoutSeconds: Int
-    public var wsPingIntervalSeconds: Int
-    public var maxWSMessageBytes: Int
-    public var outputBufferLimitBytes: Int
-    public var httpRequestTimeoutSeconds: Int
     public var drainTimeoutSeconds: Int
     /// TEST ONLY (Autobahn): `/ws` echoes text messages instead of running the frame layer.
     /// Never enable in production: it bypasses authentication and every protocol check.
     public var testEcho: Bool
-    /// Spec §11 CHALLENGE_TTL_SECONDS; shorter in tests of expiry.
-    public var challengeTTLSeconds: Int
-    /// Spec §11 SESSION_TTL_DAYS, in seconds.
-    public var sessionTTLSeconds: Int
-    /// Messages one recipient's pending queue may hold (abuse bound; a full queue refuses sends).
-    public var maxPendingPerUser: Int
+    /// Sizes, TTLs and timeouts: the defaults of `Limits` with the settings above applied.
+    public var limits: Limits
     public var rateLimits: RateLimits
     /// `WHISPER_*` names that were set but mean nothing here (sorted), for a start-up warning.
     public var unrecognizedVariables: [String]
@@ -77,11 +74,6 @@ public struct ServerConfig: Sendable {
             try RedisEndpoint.parse(text)
         } ?? RedisEndpoint(host: "127.0.0.1")
         let logLevel = try loadLogLevel(env)
-        let maxMessage = try env.integer("WHISPER_MAX_WS_MESSAGE_BYTES", default: 512_000, in: 1024...64 << 20)
-        let idleTimeout = try env.integer("WHISPER_WS_IDLE_TIMEOUT_SECONDS", default: 90, in: 2...86_400)
-        // Defaults that depend on another setting, so that changing one alone stays consistent.
-        let defaultPing = min(30, max(1, idleTimeout / 3))
-        let defaultOutputLimit = max(4 << 20, 2 * maxMessage)
         var config = ServerConfig(
             publicAddress: try env.address("WHISPER_PUBLIC_ADDR", default: SocketAddressSpec(host: "0.0.0.0", port: 8080)),
             adminAddress: try env.address("WHISPER_ADMIN_ADDR", default: SocketAddressSpec(host: "127.0.0.1", port: 9090)),
@@ -96,16 +88,9 @@ public struct ServerConfig: Sendable {
             threads: try env.integer("WHISPER_THREADS", default: max(1, defaultThreads), in: 1...1024),
             migrateOnStart: try env.bool("WHISPER_MIGRATE_ON_START", default: false),
             postgresPoolSize: try env.integer("WHISPER_PG_POOL_SIZE", default: 4, in: 1...256),
-            wsIdleTimeoutSeconds: idleTimeout,
-            wsPingIntervalSeconds: try env.integer("WHISPER_WS_PING_INTERVAL_SECONDS", default: defaultPing, in: 1...86_400),
-            maxWSMessageBytes: maxMessage,
-            outputBufferLimitBytes: try env.integer("WHISPER_OUTPUT_BUFFER_LIMIT_BYTES", default: defaultOutputLimit, in: 1...1 << 30),
-            httpRequestTimeoutSeconds: try env.integer("WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS", default: 10, in: 1...3600),
             drainTimeoutSeconds: try env.integer("WHISPER_DRAIN_TIMEOUT_SECONDS", default: 25, in: 0...3600),
             testEcho: try env.bool("WHISPER_TEST_ECHO", default: false),
-            challengeTTLSeconds: try env.integer("WHISPER_CHALLENGE_TTL_SECONDS", default: 60, in: 1...3600),
-            sessionTTLSeconds: try env.integer("WHISPER_SESSION_TTL_SECONDS", default: 7 * 86_400, in: 60...30 * 86_400),
-            maxPendingPerUser: try env.integer("WHISPER_MAX_PENDING_PER_USER", default: 10_000, in: 1...10_000_000),
+            limits: try loadLimits(env),
             rateLimits: try RateLimits.load(from: env),
             unrecognizedVariables: [])
         try config.checkConsistency()
@@ -122,16 +107,45 @@ public struct ServerConfig: Sendable {
         return databaseURL
     }
 
+    /// The size, TTL and timeout settings, applied to the defaults of `Limits`.
+    private static func loadLimits(_ env: EnvironmentReader) throws(ConfigError) -> Limits {
+        var limits = Limits()
+        limits.maxWebSocketMessageBytes = try env.integer("WHISPER_MAX_WS_MESSAGE_BYTES",
+                                                          default: limits.maxWebSocketMessageBytes, in: 1024...64 << 20)
+        limits.webSocketIdleTimeoutSeconds = try env.integer("WHISPER_WS_IDLE_TIMEOUT_SECONDS",
+                                                             default: limits.webSocketIdleTimeoutSeconds, in: 2...86_400)
+        // Defaults that depend on another setting, so that changing one alone stays consistent.
+        let defaultPing = min(limits.webSocketPingIntervalSeconds, max(1, limits.webSocketIdleTimeoutSeconds / 3))
+        limits.webSocketPingIntervalSeconds = try env.integer("WHISPER_WS_PING_INTERVAL_SECONDS",
+                                                              default: defaultPing, in: 1...86_400)
+        let defaultOutputLimit = max(limits.outputBufferLimitBytes, 2 * limits.maxWebSocketMessageBytes)
+        limits.outputBufferLimitBytes = try env.integer("WHISPER_OUTPUT_BUFFER_LIMIT_BYTES",
+                                                        default: defaultOutputLimit, in: 1...1 << 30)
+        limits.httpRequestTimeoutSeconds = try env.integer("WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS",
+                                                           default: limits.httpRequestTimeoutSeconds, in: 1...3600)
+        limits.httpIdleTimeoutSeconds = try env.integer("WHISPER_HTTP_IDLE_TIMEOUT_SECONDS",
+                                                        default: limits.httpIdleTimeoutSeconds, in: 1...86_400)
+        limits.challengeTTLSeconds = Int64(try env.integer("WHISPER_CHALLENGE_TTL_SECONDS",
+                                                           default: Int(limits.challengeTTLSeconds), in: 1...3600))
+        limits.sessionTTLSeconds = Int64(try env.integer("WHISPER_SESSION_TTL_SECONDS",
+                                                         default: Int(limits.sessionTTLSeconds), in: 60...30 * 86_400))
+        limits.maxPendingPerUser = try env.integer("WHISPER_MAX_PENDING_PER_USER",
+                                                   default: limits.maxPendingPerUser, in: 1...10_000_000)
+        return limits
+    }
+
     /// Rules that relate two settings.
     private func checkConsistency() throws(ConfigError) {
-        if wsPingIntervalSeconds >= wsIdleTimeoutSeconds {
+        let ping = limits.webSocketPingIntervalSeconds, idle = limits.webSocketIdleTimeoutSeconds
+        if ping >= idle {
             throw .conflict(variable: "WHISPER_WS_PING_INTERVAL_SECONDS",
-                            reason: "must be less than WHISPER_WS_IDLE_TIMEOUT_SECONDS (\(wsIdleTimeoutSeconds)), got \(wsPingIntervalSeconds)")
+                            reason: "must be less than WHISPER_WS_IDLE_TIMEOUT_SECONDS (\(idle)), got \(ping)")
         }
         // A slow consumer must be able to hold at least two full messages before it is dropped.
-        if outputBufferLimitBytes < 2 * maxWSMessageBytes {
+        let output = limits.outputBufferLimitBytes, message = limits.maxWebSocketMessageBytes
+        if output < 2 * message {
             throw .conflict(variable: "WHISPER_OUTPUT_BUFFER_LIMIT_BYTES",
-                            reason: "must be at least twice WHISPER_MAX_WS_MESSAGE_BYTES (\(2 * maxWSMessageBytes)), got \(outputBufferLimitBytes)")
+                            reason: "must be at least twice WHISPER_MAX_WS_MESSAGE_BYTES (\(2 * message)), got \(output)")
         }
     }
 
@@ -173,7 +187,7 @@ public struct ServerConfig: Sendable {
             "WHISPER_TURN_SECRET", "WHISPER_TURN_URLS", "WHISPER_LOG_LEVEL", "WHISPER_THREADS",
             "WHISPER_MIGRATE_ON_START", "WHISPER_PG_POOL_SIZE", "WHISPER_WS_IDLE_TIMEOUT_SECONDS",
             "WHISPER_WS_PING_INTERVAL_SECONDS", "WHISPER_MAX_WS_MESSAGE_BYTES",
-            "WHISPER_OUTPUT_BUFFER_LIMIT_BYTES", "WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS",
+            "WHISPER_OUTPUT_BUFFER_LIMIT_BYTES", "WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS", "WHISPER_HTTP_IDLE_TIMEOUT_SECONDS",
             "WHISPER_DRAIN_TIMEOUT_SECONDS", "WHISPER_TEST_ECHO", "WHISPER_CHALLENGE_TTL_SECONDS",
             "WHISPER_SESSION_TTL_SECONDS", "WHISPER_MAX_PENDING_PER_USER",
         ]

@@ -21,7 +21,7 @@ public struct InboundFrame: Sendable {
     public static let requestIdKey = "requestId"
     public static let payloadKey = "payload"
 
-    public static func parse(_ bytes: [UInt8], limits: Limits = .default) throws(FrameError) -> InboundFrame {
+    public static func parse(_ bytes: [UInt8], limits: Limits) throws(FrameError) -> InboundFrame {
         let jsonLimits = limits.frameJSONLimits
         let value: JSONValue
         do {

@@ -27,7 +27,7 @@ public struct AttachmentPointer: Sendable, Equatable {
 
     /// The `attachment` member of `payload`: absent or `null` → `nil`; anything but an object is
     /// `INVALID_PAYLOAD`.
-    public static func optional(in payload: JSONObject, limits: Limits = .default) throws(PayloadError) -> AttachmentPointer? {
+    public static func optional(in payload: JSONObject, limits: Limits) throws(PayloadError) -> AttachmentPointer? {
         switch payload[key] {
         case nil, .null?:
             return nil
@@ -43,7 +43,7 @@ public struct AttachmentPointer: Sendable, Equatable {
     }
 
     /// Validates the attachment object itself; errors name fields relative to it (`objectKey`).
-    public init(parsing object: JSONObject, limits: Limits = .default) throws(PayloadError) {
+    public init(parsing object: JSONObject, limits: Limits) throws(PayloadError) {
         try object.rejectUnknownKeys(allowed: Self.allowedKeys)
         objectKey = try Self.requireText("objectKey", in: object, maxBytes: limits.maxAttachmentObjectKeyBytes)
         contentType = try Self.requireText("contentType", in: object, maxBytes: limits.maxAttachmentContentTypeBytes)

@@ -21,7 +21,7 @@ public struct FetchPendingPayload: Sendable, Equatable {
         self.limit = limit
     }
 
-    public init(parsing payload: JSONObject, limits: Limits = .default) throws(PayloadError) {
+    public init(parsing payload: JSONObject, limits: Limits) throws(PayloadError) {
         try payload.rejectUnknownKeys(allowed: Self.allowedKeys)
         if let text = try payload.optionalString(Self.cursorKey) {
             guard let cursor = PendingCursor(text) else { throw .invalidValue(field: Self.cursorKey) }

@@ -14,7 +14,7 @@ public enum MessageReactions {
 
     /// Validates the `reactions` member of `payload`; returns whether it is present and not `null`.
     @discardableResult
-    public static func validateOptional(in payload: JSONObject, limits: Limits = .default) throws(PayloadError) -> Bool {
+    public static func validateOptional(in payload: JSONObject, limits: Limits) throws(PayloadError) -> Bool {
         switch payload[key] {
         case nil, .null?:
             return false
@@ -26,7 +26,7 @@ public enum MessageReactions {
         }
     }
 
-    public static func validate(_ reactions: JSONObject, limits: Limits = .default) throws(PayloadError) {
+    public static func validate(_ reactions: JSONObject, limits: Limits) throws(PayloadError) {
         guard reactions.count <= limits.maxReactionKeys else { throw .outOfRange(field: key) }
         for member in reactions.members {
             let keyBytes = member.key.utf8.count

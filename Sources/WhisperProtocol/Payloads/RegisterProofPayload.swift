@@ -40,7 +40,7 @@ public struct RegisterProofPayload: Sendable, Equatable {
         self.voipToken = voipToken
     }
 
-    public init(parsing payload: JSONObject, limits: Limits = .default) throws(PayloadError) {
+    public init(parsing payload: JSONObject, limits: Limits) throws(PayloadError) {
         try payload.rejectUnknownKeys(allowed: Self.allowedKeys)
         try ProtocolVersion.check(payload)
         challengeId = try payload.requireUUID("challengeId")

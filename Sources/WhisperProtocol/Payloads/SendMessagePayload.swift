@@ -47,7 +47,7 @@ public struct SendMessagePayload: Sendable, Equatable {
     let nonceText: String
     let ciphertextText: String
 
-    public init(parsing frame: InboundFrame, limits: Limits = .default) throws(PayloadError) {
+    public init(parsing frame: InboundFrame, limits: Limits) throws(PayloadError) {
         let payload = frame.payload
         try payload.rejectUnknownKeys(allowed: Self.allowedKeys)
         messageIdText = try payload.requireString("messageId")

@@ -6,30 +6,34 @@ import WhisperServices
 /// internal errors are logged with a correlation id that the client also sees.
 struct FrameReply {
     let frame: InboundFrame
-    let session: WebSocketSession
+    /// The socket the frame arrived on, which the reply goes to.
+    let socket: WebSocketDriver
 
-    init(frame: InboundFrame, session: WebSocketSession) {
+    init(frame: InboundFrame, socket: WebSocketDriver) {
         self.frame = frame
-        self.session = session
+        self.socket = socket
     }
 
+    /// The server's limits, for payload validation.
+    var limits: Limits { socket.context.shared.limits }
+
     func send(_ type: String, payload: (inout JSONWriter) -> Void) {
-        session.send(OutboundFrame.encode(type: type, requestId: frame.requestId, payload: payload))
+        socket.send(OutboundFrame.encode(type: type, requestId: frame.requestId, payload: payload))
     }
 
     func fail(_ error: ServiceError) {
-        let shared = session.context.shared
+        let shared = socket.context.shared
         shared.metrics.error(error.code)
         var message = error.message
         if error.code == .internalError {
             let reference = SodiumRandom().hex(6)
-            shared.log.error("internal_error", connId: session.connection.id, whisperId: session.authenticated?.whisperId.string,
+            shared.log.error("internal_error", connId: socket.connection.id, whisperId: socket.authenticated?.whisperId.string,
                              code: error.code.rawValue,
                              ["frame": .string(frame.type), "correlationId": .string(reference),
                               "reason": .string(error.logReason)])
             message += " (ref \(reference))"
         }
-        session.send(OutboundFrame.errorFrame(code: error.code, message: message, requestId: frame.requestId,
+        socket.send(OutboundFrame.errorFrame(code: error.code, message: message, requestId: frame.requestId,
                                               retryAfterMs: error.retryAfterMs))
     }
 
@@ -46,8 +50,8 @@ struct FrameReply {
     /// Runs `body` bracketed as an in-flight request (SIGTERM drain waits for it); `body`
     /// must call the `done` it is given exactly once, on the loop.
     func async(_ body: (_ done: @escaping () -> Void) -> Void) {
-        let session = session
-        session.beginRequest()
-        body { session.endRequest() }
+        let socket = socket
+        socket.beginRequest()
+        body { socket.endRequest() }
     }
 }

@@ -8,7 +8,7 @@ enum IdentityFrames {
     static let registerBegin: FrameRoute.OpenHandler = { frame, reply in
         guard let request = reply.validate({ () throws(PayloadError) in try RegisterBeginPayload(parsing: frame.payload) })
         else { return }
-        let socket = reply.session
+        let socket = reply.socket
         reply.async { done in
             socket.context.auth.begin(request, client: socket.client) { result in
                 defer { done() }
@@ -30,9 +30,9 @@ enum IdentityFrames {
     /// serverTime}`; this socket now holds the new session, every other one of the identity
     /// is revoked (on every node).
     static let registerProof: FrameRoute.OpenHandler = { frame, reply in
-        guard let request = reply.validate({ () throws(PayloadError) in try RegisterProofPayload(parsing: frame.payload) })
+        guard let request = reply.validate({ () throws(PayloadError) in try RegisterProofPayload(parsing: frame.payload, limits: reply.limits) })
         else { return }
-        let socket = reply.session
+        let socket = reply.socket
         reply.async { done in
             socket.context.auth.prove(request, client: socket.client) { result in
                 defer { done() }
@@ -63,7 +63,7 @@ enum IdentityFrames {
     static let sessionRefresh: FrameRoute.PrivilegedHandler = { frame, reply, session in
         guard reply.validate({ () throws(PayloadError) in try PrivilegedPayload.requireOnlyCommonKeys(frame.payload) }) != nil
         else { return }
-        let socket = reply.session
+        let socket = reply.socket
         reply.async { done in
             socket.context.auth.refresh(session, client: socket.client) { result in
                 defer { done() }
@@ -86,7 +86,7 @@ enum IdentityFrames {
     static let logout: FrameRoute.PrivilegedHandler = { frame, reply, session in
         guard reply.validate({ () throws(PayloadError) in try PrivilegedPayload.requireOnlyCommonKeys(frame.payload) }) != nil
         else { return }
-        let socket = reply.session
+        let socket = reply.socket
         if socket.authenticated?.hash == session.hash { socket.context.registry.unbind(socket) }
         reply.async { done in
             socket.context.auth.logout(session, client: socket.client) { result in

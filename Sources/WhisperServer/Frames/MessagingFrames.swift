@@ -8,9 +8,9 @@ enum MessagingFrames {
     /// message is queued for the recipient (the same reply for a repeat).
     static let sendMessage: FrameRoute.PrivilegedHandler = { frame, reply, session in
         let receivedAtMicros = Clock.epochMicros()
-        guard let message = reply.validate({ () throws(PayloadError) in try SendMessagePayload(parsing: frame) })
+        guard let message = reply.validate({ () throws(PayloadError) in try SendMessagePayload(parsing: frame, limits: reply.limits) })
         else { return }
-        let socket = reply.session
+        let socket = reply.socket
         reply.async { done in
             socket.context.messaging.send(message, session: session, client: socket.client,
                                           receivedAtMicros: receivedAtMicros) { result in
@@ -28,9 +28,9 @@ enum MessagingFrames {
 
     /// `fetch_pending {cursor?, limit?}` → `pending_messages {messages, nextCursor?}`.
     static let fetchPending: FrameRoute.PrivilegedHandler = { frame, reply, session in
-        guard let request = reply.validate({ () throws(PayloadError) in try FetchPendingPayload(parsing: frame.payload) })
+        guard let request = reply.validate({ () throws(PayloadError) in try FetchPendingPayload(parsing: frame.payload, limits: reply.limits) })
         else { return }
-        let socket = reply.session
+        let socket = reply.socket
         reply.async { done in
             socket.context.messaging.fetchPending(request, session: session, client: socket.client) { result in
                 defer { done() }
@@ -51,7 +51,7 @@ enum MessagingFrames {
     static let deliveryReceipt: FrameRoute.PrivilegedHandler = { frame, reply, session in
         guard let receipt = reply.validate({ () throws(PayloadError) in try DeliveryReceiptPayload(parsing: frame.payload) })
         else { return }
-        let socket = reply.session
+        let socket = reply.socket
         reply.async { done in
             socket.context.messaging.receipt(receipt, session: session, client: socket.client) { result in
                 defer { done() }

@@ -19,7 +19,7 @@ enum SessionGate {
         }) else { return }
         guard let tokenText = presented, let token = SessionToken(text: tokenText) else { return reply.fail(.notRegistered) }
         let hash = token.hash
-        let socket = reply.session
+        let socket = reply.socket
         let registry = socket.context.registry
         if let cached = socket.authenticated, cached.hash.constantTimeEquals(hash) {
             guard !cached.isExpired(atMillis: Clock.epochMillis()) else {

@@ -5,12 +5,22 @@ import WhisperStorage
 /// Pending queues, idempotency keys and event queues in Redis (`MessageScripts`), one
 /// script — one round trip — per operation.
 final class RedisMessageStore: MessageStore {
-    struct Settings {
-        var pendingTTLMillis: Int64
-        var peerTTLMillis: Int64
-        var maxPendingPerUser: Int
-        var eventTTLMillis: Int64
-        var maxEventsPerUser: Int
+    /// The `Limits` the scripts take, in their units.
+    private struct Settings {
+        let pendingTTLMillis: Int64
+        let peerTTLMillis: Int64
+        let maxPendingPerUser: Int
+        /// Kept events live as long as the messages they are about.
+        let eventTTLMillis: Int64
+        let maxEventsPerUser: Int
+
+        init(_ limits: Limits) {
+            pendingTTLMillis = limits.pendingTTLSeconds * 1000
+            peerTTLMillis = limits.directPeerWindowSeconds * 1000
+            maxPendingPerUser = limits.maxPendingPerUser
+            eventTTLMillis = pendingTTLMillis
+            maxEventsPerUser = limits.maxKeptEventsPerUser
+        }
     }
 
     private let redis: RedisClient
@@ -18,11 +28,11 @@ final class RedisMessageStore: MessageStore {
     private let node: String
     private let settings: Settings
 
-    init(redis: RedisClient, keys: RedisKeys, node: String, settings: Settings) {
+    init(redis: RedisClient, keys: RedisKeys, node: String, limits: Limits) {
         self.redis = redis
         self.keys = keys
         self.node = node
-        self.settings = settings
+        self.settings = Settings(limits)
     }
 
     func accept(_ message: MessageAcceptance, completion: @escaping StoreCompletion<AcceptOutcome>) {

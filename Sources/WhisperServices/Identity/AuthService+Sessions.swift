@@ -34,7 +34,7 @@ extension AuthService {
     public func refresh(_ session: SessionRecord, client: ClientRef, completion: @escaping Completion<IssuedSession>) {
         let issued = issueSession(whisperId: session.whisperId, deviceId: session.deviceId, platform: session.platform,
                                   signPublicKey: session.signPublicKey)
-        sessions.replace(session, with: issued.record, ttlSeconds: settings.sessionTTLSeconds,
+        sessions.replace(session, with: issued.record, ttlSeconds: limits.sessionTTLSeconds,
                          origin: client.connection) { [self] result in
             switch result {
             case .failure(let error):

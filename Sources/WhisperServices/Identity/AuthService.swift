@@ -20,18 +20,6 @@ import WhisperProtocol
 /// 6. create the session and, in the same Redis script, kill every other session of the
 ///    identity and announce it to all nodes (single active device).
 public final class AuthService {
-    public struct Settings: Sendable {
-        public var challengeTTLSeconds: Int64
-        public var sessionTTLSeconds: Int64
-        public var maxMintAttempts: Int
-
-        public init(challengeTTLSeconds: Int64, sessionTTLSeconds: Int64, maxMintAttempts: Int) {
-            self.challengeTTLSeconds = challengeTTLSeconds
-            self.sessionTTLSeconds = sessionTTLSeconds
-            self.maxMintAttempts = maxMintAttempts
-        }
-    }
-
     /// A successful `register_proof`.
     public struct Login: Sendable {
         public let session: IssuedSession
@@ -42,7 +30,8 @@ public final class AuthService {
 
     public typealias Completion<T> = (Result<T, ServiceError>) -> Void
 
-    let settings: Settings
+    /// Challenge and session TTLs, mint attempts.
+    let limits: Limits
     let challenges: ChallengeStore
     let sessions: SessionStore
     let identities: IdentityStore
@@ -54,10 +43,10 @@ public final class AuthService {
     /// next to messages, so no sampling here).
     let verifier: SignatureVerifier
 
-    public init(settings: Settings, challenges: ChallengeStore, sessions: SessionStore, identities: IdentityStore,
+    public init(limits: Limits, challenges: ChallengeStore, sessions: SessionStore, identities: IdentityStore,
                 rateLimiter: RateLimiter, random: RandomSource = SodiumRandom(), log: Log,
                 metrics: WhisperMetrics? = nil, now: @escaping () -> Int64) {
-        self.settings = settings
+        self.limits = limits
         self.challenges = challenges
         self.sessions = sessions
         self.identities = identities
@@ -81,8 +70,8 @@ public final class AuthService {
         let id = CanonicalUUID.random(using: &generator)
         let pending = PendingChallenge(challenge: random.bytes(PendingChallenge.challengeBytes),
                                        deviceId: request.deviceId, whisperId: request.whisperId)
-        let expiresAt = now() + settings.challengeTTLSeconds * 1000
-        challenges.put(id, value: pending.encoded(), ttlSeconds: settings.challengeTTLSeconds,
+        let expiresAt = now() + limits.challengeTTLSeconds * 1000
+        challenges.put(id, value: pending.encoded(), ttlSeconds: limits.challengeTTLSeconds,
                        rateLimit: rateLimiter.charge(.register, subjects: subjects)) { [self] result in
             switch result {
             case .success(.allowed):
@@ -146,8 +135,8 @@ public final class AuthService {
     /// New identity: mint, insert; a taken id (primary key) means mint again.
     private func register(keys: IdentityKeys, _ request: RegisterProofPayload, client: ClientRef, attempt: Int,
                           _ completion: @escaping Completion<Login>) {
-        guard attempt <= settings.maxMintAttempts, let candidate = WhisperIDMinter.mint(using: random) else {
-            return completion(.failure(.internalFailure("no free Whisper ID after \(settings.maxMintAttempts) attempts")))
+        guard attempt <= limits.maxWhisperIDMintAttempts, let candidate = WhisperIDMinter.mint(using: random) else {
+            return completion(.failure(.internalFailure("no free Whisper ID after \(limits.maxWhisperIDMintAttempts) attempts")))
         }
         identities.create(candidate, keys: keys, device: Self.device(candidate, request)) { [self] result in
             switch result {
@@ -167,7 +156,7 @@ public final class AuthService {
                              _ completion: @escaping Completion<Login>) {
         let issued = issueSession(whisperId: whisperId, deviceId: request.deviceId, platform: request.platform,
                                   signPublicKey: request.signPublicKey)
-        sessions.createExclusive(issued.record, ttlSeconds: settings.sessionTTLSeconds,
+        sessions.createExclusive(issued.record, ttlSeconds: limits.sessionTTLSeconds,
                                  origin: client.connection) { [self] result in
             switch result {
             case .failure(let error):
@@ -190,7 +179,7 @@ public final class AuthService {
                       signPublicKey: [UInt8]) -> IssuedSession {
         let token = SessionToken.generate(using: random)
         let record = SessionRecord(hash: token.hash, whisperId: whisperId, deviceId: deviceId, platform: platform,
-                                   signPublicKey: signPublicKey, expiresAtMillis: now() + settings.sessionTTLSeconds * 1000)
+                                   signPublicKey: signPublicKey, expiresAtMillis: now() + limits.sessionTTLSeconds * 1000)
         return IssuedSession(token: token, record: record)
     }
 

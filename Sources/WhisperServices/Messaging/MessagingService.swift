@@ -22,18 +22,11 @@ import WhisperProtocol
 public final class MessagingService {
     public typealias Completion<T> = (Result<T, ServiceError>) -> Void
 
-    public struct Settings: Sendable {
-        public var timestampSkewMillis: Int64
-
-        public init(timestampSkewMillis: Int64) {
-            self.timestampSkewMillis = timestampSkewMillis
-        }
-    }
-
     /// How long a sender whose recipient's queue is full should wait before retrying.
     public static let queueFullRetryAfterMs: Int64 = 60_000
 
-    private let settings: Settings
+    /// The timestamp window and payload limits.
+    private let limits: Limits
     private let store: MessageStore
     private let router: MessageRouter
     private let recipients: RecipientDirectory
@@ -44,10 +37,10 @@ public final class MessagingService {
     private let acceptedDirect: Counter?
     private let deliveredFromPending: Counter?
 
-    public init(settings: Settings, store: MessageStore, router: MessageRouter, recipients: RecipientDirectory,
+    public init(limits: Limits, store: MessageStore, router: MessageRouter, recipients: RecipientDirectory,
                 rateLimiter: RateLimiter, verifier: SignatureVerifier, log: Log, metrics: WhisperMetrics? = nil,
                 now: @escaping () -> Int64) {
-        self.settings = settings
+        self.limits = limits
         self.store = store
         self.router = router
         self.recipients = recipients
@@ -67,7 +60,7 @@ public final class MessagingService {
         guard message.from == session.whisperId else {
             return completion(.failure(.forbidden("from is not the session's whisperId")))
         }
-        guard abs(message.timestamp - now()) <= settings.timestampSkewMillis else {
+        guard abs(message.timestamp - now()) <= limits.timestampSkewMillis else {
             return completion(.failure(.invalidTimestamp))
         }
         guard verifier.verify(signature: message.signature, signedBytes: message.signedBytes(),

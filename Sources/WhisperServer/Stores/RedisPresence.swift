@@ -5,10 +5,17 @@ import WhisperStorage
 /// Which socket holds each identity (`route:{whisperId}`), node liveness (`node:{id}`) and
 /// the kept events of offline users, in Redis. One per loop.
 final class RedisPresence {
-    struct Settings {
-        var nodeTTLMillis: Int64 = 15_000
-        var pendingTTLMillis: Int64
-        var sweepBatch = 100
+    /// The `Limits` the scripts take, in their units.
+    private struct Settings {
+        let nodeTTLMillis: Int64
+        let pendingTTLMillis: Int64
+        /// Queues examined per heartbeat by the sweeper.
+        let sweepBatch = 100
+
+        init(_ limits: Limits) {
+            nodeTTLMillis = Int64(limits.nodeTTLSeconds) * 1000
+            pendingTTLMillis = limits.pendingTTLSeconds * 1000
+        }
     }
 
     private let redis: RedisClient
@@ -16,11 +23,11 @@ final class RedisPresence {
     private let node: String
     private let settings: Settings
 
-    init(redis: RedisClient, keys: RedisKeys, node: String, settings: Settings) {
+    init(redis: RedisClient, keys: RedisKeys, node: String, limits: Limits) {
         self.redis = redis
         self.keys = keys
         self.node = node
-        self.settings = settings
+        self.settings = Settings(limits)
     }
 
     /// `user` is now held by the socket at `route`: routes go there from now on; answers the

@@ -5,7 +5,7 @@ import WhisperWebSocket
 
 /// One upgraded WebSocket: executes the actions of the pure `WebSocketConnection` state
 /// machine against the socket and hands complete text messages to the gateway.
-final class WebSocketSession: ConnectionDelegate {
+final class WebSocketDriver: ConnectionDelegate {
     let connection: Connection
     private var state: WebSocketConnection
     unowned let context: LoopContext

@@ -4,8 +4,9 @@ import WhisperRuntime
 /// Drives one HTTP/1.1 connection: feeds the incremental parser, answers requests in order
 /// (a pipelined request waits until the one before it is answered, even when that answer
 /// comes back asynchronously from PostgreSQL or Redis), and hands the socket to a
-/// `WebSocketSession` on a successful upgrade at `/ws`.
-final class HTTPSession: ConnectionDelegate {
+/// `WebSocketDriver` on a successful upgrade at `/ws`. (A driver executes protocol state
+/// against one socket; "session" in this code base means a login session only.)
+final class HTTPDriver: ConnectionDelegate {
     let connection: Connection
     let listener: ListenerKind
     private unowned let context: LoopContext
@@ -32,7 +33,7 @@ final class HTTPSession: ConnectionDelegate {
     }
 
     func connectionDidClose(_ connection: Connection, reason: CloseReason) {
-        context.httpSessionClosed(self)
+        context.httpDriverClosed(self)
     }
 
     /// Answers every complete buffered request, one at a time.
@@ -83,9 +84,9 @@ final class HTTPSession: ConnectionDelegate {
             respond(response, keepAlive: false, version: request.version)
         case .accepted(let responseBytes, let state):
             connection.write(responseBytes)
-            let session = WebSocketSession(connection: connection, state: state, context: context)
+            let session = WebSocketDriver(connection: connection, state: state, context: context)
             connection.delegate = session
-            context.httpSessionUpgraded(self, to: session)
+            context.httpDriverUpgraded(self, to: session)
             let leftover = parser.takeRemainingBytes()
             if !leftover.isEmpty { session.receive(leftover) }
         }
@@ -110,10 +111,4 @@ final class HTTPSession: ConnectionDelegate {
             connection.closeWhenFlushed()
         }
     }
-}
-
-/// Which listener a connection arrived on: admin routes are never served publicly.
-enum ListenerKind: String, Sendable {
-    case `public`
-    case admin
 }

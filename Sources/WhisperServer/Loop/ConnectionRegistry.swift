@@ -4,7 +4,7 @@ import WhisperServices
 
 /// One loop's routing table of authenticated sockets: whisperId → sockets (spec §12.1
 /// ConnectionManager). A socket is in it exactly while it holds a session
-/// (`WebSocketSession.authenticated`), and only this type sets or clears that, so the table,
+/// (`WebSocketDriver.authenticated`), and only this type sets or clears that, so the table,
 /// the cache and `whisper_ws_authenticated_connections` cannot drift apart.
 /// Loop-confined: no locks.
 final class ConnectionRegistry {
@@ -20,8 +20,8 @@ final class ConnectionRegistry {
 
     /// Called when a socket stops holding an identity (logout, revocation, close, or a
     /// login as someone else), so its route can be withdrawn.
-    var onLeave: ((WebSocketSession, WhisperID) -> Void)?
-    private var byIdentity: [WhisperID: [UInt64: WebSocketSession]] = [:]
+    var onLeave: ((WebSocketDriver, WhisperID) -> Void)?
+    private var byIdentity: [WhisperID: [UInt64: WebSocketDriver]] = [:]
     /// Hashes named by revocation notices in the last `revokedMemoryNanos`: a session looked
     /// up just before its revocation (reply in flight when the notice arrived) must not be
     /// bound afterwards.
@@ -35,15 +35,15 @@ final class ConnectionRegistry {
         self.authenticatedGauge = authenticatedGauge
     }
 
-    var authenticatedSockets: [WebSocketSession] { byIdentity.values.flatMap(\.values) }
+    var authenticatedSockets: [WebSocketDriver] { byIdentity.values.flatMap(\.values) }
 
-    func sockets(of whisperId: WhisperID) -> [WebSocketSession] {
+    func sockets(of whisperId: WhisperID) -> [WebSocketDriver] {
         byIdentity[whisperId].map { Array($0.values) } ?? []
     }
 
     /// Caches `session` on `socket` (replacing whatever it held).
     @discardableResult
-    func bind(_ socket: WebSocketSession, to session: SessionRecord) -> BindOutcome {
+    func bind(_ socket: WebSocketDriver, to session: SessionRecord) -> BindOutcome {
         guard !socket.connection.isClosed, recentlyRevoked[session.hash] == nil else { return .refused }
         var outcome = BindOutcome.joined
         if let current = socket.authenticated {
@@ -62,7 +62,7 @@ final class ConnectionRegistry {
     }
 
     /// The socket no longer holds a session (logout, revocation, close).
-    func unbind(_ socket: WebSocketSession) {
+    func unbind(_ socket: WebSocketDriver) {
         guard let current = socket.authenticated else { return }
         remove(socket, from: current.whisperId)
         socket.authenticated = nil
@@ -93,7 +93,7 @@ final class ConnectionRegistry {
         recentlyRevoked = recentlyRevoked.filter { $0.value > now }
     }
 
-    private func remove(_ socket: WebSocketSession, from whisperId: WhisperID) {
+    private func remove(_ socket: WebSocketDriver, from whisperId: WhisperID) {
         byIdentity[whisperId]?[socket.connection.id] = nil
         if byIdentity[whisperId]?.isEmpty == true { byIdentity[whisperId] = nil }
     }

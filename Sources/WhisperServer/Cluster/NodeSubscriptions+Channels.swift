@@ -1,0 +1,30 @@
+import WhisperRuntime
+import WhisperServices
+
+/// The channels every node subscribes to, and what each notice does on this node.
+extension NodeSubscriptions {
+    static func channels(shared: ServerShared, contexts: [LoopBound<LoopContext>]) -> [Channel] {
+        let hub = shared.deliveryHub
+        return [
+            // Frames routed to this node's sockets by the message scripts of any node.
+            Channel(name: shared.redisKeys.deliveryChannel(shared.nodeId), malformedEvent: "delivery_notice_malformed") {
+                guard let notice = DeliveryNotice.decode($0) else { return false }
+                hub.forward(notice.frame, to: notice.user, at: notice.route, kind: notice.kind,
+                            receivedAtMicros: notice.receivedAtMicros)
+                return true
+            },
+            // Sessions killed by a login or a ban on any node: every loop closes its sockets.
+            Channel(name: shared.redisKeys.revocationChannel, malformedEvent: "revocation_notice_malformed") {
+                guard let notice = RevocationNotice.decode($0) else { return false }
+                for context in contexts { context.deliver { $0.applyRevocation(notice) } }
+                return true
+            },
+        ]
+    }
+
+    /// After a (re)connect: revocations may have been missed, so every loop re-checks the
+    /// sessions its sockets hold.
+    static func revalidateSessions(contexts: [LoopBound<LoopContext>]) -> @Sendable () -> Void {
+        { for context in contexts { context.deliver { $0.revalidateSessions() } } }
+    }
+}

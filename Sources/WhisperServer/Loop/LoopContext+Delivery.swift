@@ -1,0 +1,28 @@
+import WhisperProtocol
+import WhisperServices
+
+/// Live delivery on this loop: the end of every route (`LoopRouter` for this node's
+/// frames, `DeliveryHub` for other loops' and other nodes').
+extension LoopContext {
+    /// Writes a routed frame to `user`'s sockets on this loop. Nobody there (the socket just
+    /// closed): a message stays in the pending queue; an event is kept for the next login.
+    func deliverLocal(_ frame: [UInt8], to user: WhisperID, kind: DeliveryKind, receivedAtMicros: Int64) {
+        let sockets = registry.sockets(of: user)
+        guard !sockets.isEmpty else {
+            guard kind == .event else { return }
+            messageStore.keepEvent(frame, for: user) { [shared] result in
+                if case .failure(let error) = result {
+                    shared.log.warn("event_keep_failed", whisperId: user.string, ["reason": .string(error.description)])
+                }
+            }
+            return
+        }
+        for socket in sockets { socket.send(frame) }
+        guard kind == .message else { return }
+        shared.metrics.deliveredLive(receivedAtMicros: receivedAtMicros)
+        if shared.log.isEnabled(.info) {
+            shared.log.info("message_delivered", connId: sockets.first?.connection.id, whisperId: user.string,
+                            ["path": "live", "bytes": .int(frame.count)])
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import WhisperServices
+
+/// The loop's periodic work. The tick drives protocol timers of this loop's connections
+/// (WebSocket keepalive and idle close, HTTP request and idle timeouts) and prunes the
+/// registry; loop 0 of every node also runs the node heartbeat.
+extension LoopContext {
+    func startTimers() {
+        scheduleTick()
+        if index == 0 { heartbeat() }
+    }
+
+    private func scheduleTick() {
+        loop.schedule(afterNanoseconds: 1_000_000_000) { [weak self] in
+            guard let self else { return }
+            let now = self.loop.now
+            for driver in self.httpDrivers.values { driver.tick(now: now) }
+            for socket in self.webSockets.values { socket.tick(now: now) }
+            self.registry.prune(now: now)
+            self.scheduleTick()
+        }
+    }
+
+    /// Loop 0 of every node, every `Limits.nodeHeartbeatSeconds`: renew the node's liveness
+    /// key (routes to a dead node are ignored), sweep expired pending queues, refresh
+    /// `whisper_pending_messages`. Retried after a second when it fails.
+    private func heartbeat() {
+        guard redis.isConnected else {
+            // Still connecting (start-up) or reconnecting: the Redis client logs that already.
+            loop.schedule(afterNanoseconds: 200_000_000) { [weak self] in self?.heartbeat() }
+            return
+        }
+        presence.heartbeat { [weak self] result in
+            guard let self else { return }
+            var delay = UInt64(self.shared.limits.nodeHeartbeatSeconds) * 1_000_000_000
+            switch result {
+            case .success(let count):
+                self.shared.metrics.base.pendingMessages.set(Int(clamping: max(0, count)))
+            case .failure(let error):
+                self.shared.log.warn("heartbeat_failed", ["reason": .string(error.description)])
+                delay = 1_000_000_000
+            }
+            self.loop.schedule(afterNanoseconds: delay) { [weak self] in self?.heartbeat() }
+        }
+    }
+}

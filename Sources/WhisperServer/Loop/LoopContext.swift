@@ -1,0 +1,64 @@
+import WhisperOps
+import WhisperProtocol
+import WhisperRuntime
+import WhisperServices
+import WhisperStorage
+
+/// Everything one event loop owns: its Redis connection, the services and stores bound to
+/// it, the routing table of authenticated sockets, and the connections accepted on its
+/// listeners. Touched only on its loop's thread, so none of it needs a lock.
+///
+/// This file is the wiring; the behaviour is split by concern:
+/// - `LoopContext+Connections`: listeners, accepted connections, upgrades, closes, drain;
+/// - `LoopContext+Presence`: a socket coming to hold an identity or letting go of it,
+///   revocations and the re-check after the revocation subscriber reconnects;
+/// - `LoopContext+Delivery`: writing routed frames to this loop's sockets;
+/// - `LoopContext+Timers`: the per-loop tick (protocol timers) and the node heartbeat.
+final class LoopContext {
+    let loop: EventLoop
+    /// This loop's position in the node (`LiveRoute.loop`).
+    let index: Int
+    let shared: ServerShared
+    let redis: RedisClient
+    let auth: AuthService
+    let registry: ConnectionRegistry
+    let recipients: RecipientDirectory
+    private(set) lazy var messaging = makeMessagingService()
+    /// One per loop, shared by the services (its hit names must be unique per instance).
+    private let rateLimiter: RateLimiter
+    let messageStore: RedisMessageStore
+    let presence: RedisPresence
+    var httpDrivers: [UInt64: HTTPDriver] = [:]
+    var webSockets: [UInt64: WebSocketDriver] = [:]
+    var listeners: [Listener] = []
+
+    init(loop: EventLoop, index: Int, shared: ServerShared, redis: RedisClient) {
+        let limits = shared.limits
+        self.loop = loop
+        self.index = index
+        self.shared = shared
+        self.redis = redis
+        self.registry = ConnectionRegistry(node: shared.nodeId, authenticatedGauge: shared.metrics.authenticatedConnections)
+        let rateLimiter = RateLimiter(limits: shared.config.rateLimits,
+                                      store: RedisRateLimitStore(redis: redis, keys: shared.redisKeys),
+                                      metrics: shared.metrics.base)
+        self.rateLimiter = rateLimiter
+        self.auth = AuthService(limits: limits, challenges: RedisChallengeStore(redis: redis, keys: shared.redisKeys),
+                                sessions: RedisSessionStore(redis: redis, keys: shared.redisKeys),
+                                identities: PostgresIdentityStore(pool: shared.postgres, loop: loop),
+                                rateLimiter: rateLimiter, log: shared.log, metrics: shared.metrics.base,
+                                now: Clock.epochMillis)
+        self.recipients = RecipientDirectory(identities: PostgresIdentityStore(pool: shared.postgres, loop: loop),
+                                             now: Clock.epochMillis)
+        self.messageStore = RedisMessageStore(redis: redis, keys: shared.redisKeys, node: shared.nodeId, limits: limits)
+        self.presence = RedisPresence(redis: redis, keys: shared.redisKeys, node: shared.nodeId, limits: limits)
+        registry.onLeave = { [unowned self] socket, whisperId in self.wentOffline(socket, as: whisperId) }
+    }
+
+    private func makeMessagingService() -> MessagingService {
+        MessagingService(limits: shared.limits, store: messageStore, router: LoopRouter(context: self),
+                         recipients: recipients, rateLimiter: rateLimiter,
+                         verifier: SignatureVerifier(histogram: shared.metrics.base.ed25519Verify), log: shared.log,
+                         metrics: shared.metrics.base, now: Clock.epochMillis)
+    }
+}
