@@ -23,7 +23,7 @@ public final class RedisClient: @unchecked Sendable {
     public let loop: EventLoop
     public let configuration: RedisConfiguration
     private let status = RedisConnectionStatus()
-    private let session: RedisSession
+    private let link: RedisLink
 
     public convenience init(url: String, loop: EventLoop, log: @escaping StorageLog = { _, _ in }) throws(RedisError) {
         self.init(configuration: try RedisConfiguration(url: url), loop: loop, log: log)
@@ -32,24 +32,24 @@ public final class RedisClient: @unchecked Sendable {
     public init(configuration: RedisConfiguration, loop: EventLoop, log: @escaping StorageLog = { _, _ in }) {
         self.loop = loop
         self.configuration = configuration
-        session = RedisSession(name: "redis", configuration: configuration, loop: loop, selectsDatabase: true,
+        link = RedisLink(name: "redis", configuration: configuration, loop: loop, selectsDatabase: true,
                                status: status, log: log)
     }
 
     /// Begins connecting (from any thread). Commands fail with `.disconnected` until ready.
     public func start() {
-        loop.execute { self.session.start() }
+        loop.execute { self.link.start() }
     }
 
     /// A client dropped without `close()` must not leave its connection (which keeps
     /// itself alive while hiredis holds it) connected for ever.
     deinit {
-        LoopBound(session, loop: loop).deliver { $0.close() }
+        LoopBound(link, loop: loop).deliver { $0.close() }
     }
 
     /// Closes the connection (from any thread); in-flight commands fail with `.closed`.
     public func close() {
-        loop.execute { self.session.close() }
+        loop.execute { self.link.close() }
     }
 
     /// Connected and past AUTH/SELECT. For /ready; readable from any thread.
@@ -68,7 +68,7 @@ public final class RedisClient: @unchecked Sendable {
             fail(completion, problem)
             return
         }
-        guard let connection = session.ready, connection.send(arguments, completion) else {
+        guard let connection = link.ready, connection.send(arguments, completion) else {
             fail(completion, .disconnected)
             return
         }

@@ -11,7 +11,7 @@ public final class RedisSubscriber: @unchecked Sendable {
     public let loop: EventLoop
     public let configuration: RedisConfiguration
     private let status = RedisConnectionStatus()
-    private let session: RedisSession
+    private let link: RedisLink
     private var handlers: [[UInt8]: ([UInt8]) -> Void] = [:]
     /// Runs on `loop` each time the connection is ready and every channel has been
     /// subscribed again. Messages published while disconnected are lost, so this is where a
@@ -26,24 +26,24 @@ public final class RedisSubscriber: @unchecked Sendable {
         self.loop = loop
         self.configuration = configuration
         // Channels are global across databases: no SELECT.
-        session = RedisSession(name: "redis-subscriber", configuration: configuration, loop: loop,
+        link = RedisLink(name: "redis-subscriber", configuration: configuration, loop: loop,
                                selectsDatabase: false, status: status, log: log)
-        session.onReady = { [weak self] connection in self?.resubscribe(connection) }
-        session.onMessage = { [weak self] channel, payload in self?.handlers[channel]?(payload) }
+        link.onReady = { [weak self] connection in self?.resubscribe(connection) }
+        link.onMessage = { [weak self] channel, payload in self?.handlers[channel]?(payload) }
     }
 
     public func start() {
-        loop.execute { self.session.start() }
+        loop.execute { self.link.start() }
     }
 
     /// A client dropped without `close()` must not leave its connection (which keeps
     /// itself alive while hiredis holds it) connected for ever.
     deinit {
-        LoopBound(session, loop: loop).deliver { $0.close() }
+        LoopBound(link, loop: loop).deliver { $0.close() }
     }
 
     public func close() {
-        loop.execute { self.session.close() }
+        loop.execute { self.link.close() }
     }
 
     public var isConnected: Bool { status.connected.load(ordering: .acquiring) }
@@ -55,7 +55,7 @@ public final class RedisSubscriber: @unchecked Sendable {
         assert(loop.inEventLoop, "RedisSubscriber.subscribe must run on its loop")
         let isNew = handlers[channel] == nil
         handlers[channel] = handler
-        if isNew, let connection = session.ready {
+        if isNew, let connection = link.ready {
             _ = connection.subscription("SUBSCRIBE", channels: [channel])
         }
     }
@@ -67,7 +67,7 @@ public final class RedisSubscriber: @unchecked Sendable {
     public func unsubscribe(_ channel: [UInt8]) {
         assert(loop.inEventLoop, "RedisSubscriber.unsubscribe must run on its loop")
         guard handlers.removeValue(forKey: channel) != nil else { return }
-        if let connection = session.ready {
+        if let connection = link.ready {
             _ = connection.subscription("UNSUBSCRIBE", channels: [channel])
         }
     }

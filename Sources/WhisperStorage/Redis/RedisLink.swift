@@ -10,7 +10,7 @@ final class RedisConnectionStatus: Sendable {
 /// Keeps one `RedisConnection` usable: connect, handshake (AUTH, SELECT), ready; after a
 /// loss or a failed attempt, reconnect with exponential backoff and jitter, driven by loop
 /// timers. Loop-confined; shared by `RedisClient` and `RedisSubscriber`.
-final class RedisSession {
+final class RedisLink {
     private enum State {
         case idle
         case connecting(RedisConnection)
