@@ -62,11 +62,3 @@ public protocol IdentityStore {
     /// no ban in force; only then is the device row upserted (`.recorded`).
     func recover(_ id: WhisperID, keys: IdentityKeys, device: DeviceLogin, completion: @escaping StoreCompletion<RecoveryCheck>)
 }
-
-/// Mints Whisper IDs: ten symbols from libsodium's CSPRNG (a random byte's low five bits;
-/// 256 is a multiple of 32, so each symbol is uniform) plus the two check symbols.
-public enum WhisperIDMinter {
-    public static func mint(using random: RandomSource) -> WhisperID? {
-        WhisperID.make(randomCharacters: random.bytes(WhisperID.randomSymbolCount).map { $0 & 0x1F })
-    }
-}

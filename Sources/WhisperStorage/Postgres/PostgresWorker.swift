@@ -1,13 +1,3 @@
-import Synchronization
-
-/// Counters a pool shares across its workers, read by the server for metrics and /ready.
-final class PostgresPoolStats: Sendable {
-    /// Connections re-established after one was lost.
-    let reconnects = Atomic<Int>(0)
-    /// Workers currently holding a healthy connection.
-    let connectedWorkers = Atomic<Int>(0)
-}
-
 /// The body of one pool thread: takes jobs, keeps its connection healthy, and reconnects
 /// with bounded backoff. While the server is unreachable and the backoff has not expired,
 /// jobs fail at once with `connectionFailed` instead of queueing behind connect attempts.
