@@ -22,8 +22,8 @@ import WhisperRuntime
 public final class RedisClient: @unchecked Sendable {
     public let loop: EventLoop
     public let configuration: RedisConfiguration
-    private let status = RedisConnectionStatus()
     private let link: RedisLink
+    private let handle: RedisLinkHandle
 
     public convenience init(url: String, loop: EventLoop, log: @escaping StorageLog = { _, _ in }) throws(RedisError) {
         self.init(configuration: try RedisConfiguration(url: url), loop: loop, log: log)
@@ -32,31 +32,23 @@ public final class RedisClient: @unchecked Sendable {
     public init(configuration: RedisConfiguration, loop: EventLoop, log: @escaping StorageLog = { _, _ in }) {
         self.loop = loop
         self.configuration = configuration
+        let status = RedisConnectionStatus()
         link = RedisLink(name: "redis", configuration: configuration, loop: loop, selectsDatabase: true,
-                               status: status, log: log)
+                         status: status, log: log)
+        handle = RedisLinkHandle(link, loop: loop, status: status)
     }
 
     /// Begins connecting (from any thread). Commands fail with `.disconnected` until ready.
-    public func start() {
-        loop.execute { self.link.start() }
-    }
-
-    /// A client dropped without `close()` must not leave its connection (which keeps
-    /// itself alive while hiredis holds it) connected for ever.
-    deinit {
-        LoopBound(link, loop: loop).deliver { $0.close() }
-    }
+    public func start() { handle.start() }
 
     /// Closes the connection (from any thread); in-flight commands fail with `.closed`.
-    public func close() {
-        loop.execute { self.link.close() }
-    }
+    public func close() { handle.close() }
 
     /// Connected and past AUTH/SELECT. For /ready; readable from any thread.
-    public var isConnected: Bool { status.connected.load(ordering: .acquiring) }
+    public var isConnected: Bool { handle.isConnected }
 
     /// Connections re-established after a loss, for a metrics counter.
-    public var reconnectCount: Int { status.reconnects.load(ordering: .relaxed) }
+    public var reconnectCount: Int { handle.reconnectCount }
 
     // MARK: Commands (loop thread)
 

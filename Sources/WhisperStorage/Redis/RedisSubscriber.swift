@@ -10,8 +10,8 @@ import WhisperRuntime
 public final class RedisSubscriber: @unchecked Sendable {
     public let loop: EventLoop
     public let configuration: RedisConfiguration
-    private let status = RedisConnectionStatus()
     private let link: RedisLink
+    private let handle: RedisLinkHandle
     private var handlers: [[UInt8]: ([UInt8]) -> Void] = [:]
     /// Runs on `loop` each time the connection is ready and every channel has been
     /// subscribed again. Messages published while disconnected are lost, so this is where a
@@ -25,29 +25,22 @@ public final class RedisSubscriber: @unchecked Sendable {
     public init(configuration: RedisConfiguration, loop: EventLoop, log: @escaping StorageLog = { _, _ in }) {
         self.loop = loop
         self.configuration = configuration
+        let status = RedisConnectionStatus()
         // Channels are global across databases: no SELECT.
         link = RedisLink(name: "redis-subscriber", configuration: configuration, loop: loop,
-                               selectsDatabase: false, status: status, log: log)
+                         selectsDatabase: false, status: status, log: log)
+        handle = RedisLinkHandle(link, loop: loop, status: status)
         link.onReady = { [weak self] connection in self?.resubscribe(connection) }
         link.onMessage = { [weak self] channel, payload in self?.handlers[channel]?(payload) }
     }
 
-    public func start() {
-        loop.execute { self.link.start() }
-    }
+    /// Begins connecting (from any thread).
+    public func start() { handle.start() }
 
-    /// A client dropped without `close()` must not leave its connection (which keeps
-    /// itself alive while hiredis holds it) connected for ever.
-    deinit {
-        LoopBound(link, loop: loop).deliver { $0.close() }
-    }
+    public func close() { handle.close() }
 
-    public func close() {
-        loop.execute { self.link.close() }
-    }
-
-    public var isConnected: Bool { status.connected.load(ordering: .acquiring) }
-    public var reconnectCount: Int { status.reconnects.load(ordering: .relaxed) }
+    public var isConnected: Bool { handle.isConnected }
+    public var reconnectCount: Int { handle.reconnectCount }
 
     /// Sets the handler for `channel` (replacing any earlier one) and subscribes now if
     /// connected, else on the next connect.

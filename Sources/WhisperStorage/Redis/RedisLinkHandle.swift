@@ -1,0 +1,22 @@
+import WhisperRuntime
+
+/// The part of a `RedisLink` other threads may use: start, close, and the state /ready and
+/// metrics read. `RedisClient` and `RedisSubscriber` each own one; dropping the owner without
+/// `close()` closes the link, because the connection keeps itself alive while hiredis
+/// holds it and would otherwise stay connected for ever.
+final class RedisLinkHandle: Sendable {
+    private let link: LoopBound<RedisLink>
+    private let status: RedisConnectionStatus
+
+    init(_ link: RedisLink, loop: EventLoop, status: RedisConnectionStatus) {
+        self.link = LoopBound(link, loop: loop)
+        self.status = status
+    }
+
+    deinit { link.deliver { $0.close() } }
+
+    func start() { link.deliver { $0.start() } }
+    func close() { link.deliver { $0.close() } }
+    var isConnected: Bool { status.connected.load(ordering: .acquiring) }
+    var reconnectCount: Int { status.reconnects.load(ordering: .relaxed) }
+}
