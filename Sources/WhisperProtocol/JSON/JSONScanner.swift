@@ -86,6 +86,22 @@ struct JSONScanner {
         index += 1
     }
 
+    /// After an element or member: `,` → true (another follows), the container's `closing`
+    /// byte → false (consumed); anything else is an error.
+    @inline(__always)
+    mutating func continuesContainer(closedBy closing: UInt8) throws(JSONError) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw JSONError(.unexpectedEnd, at: index) }
+        let byte = bytes[index]
+        index += 1
+        if byte == ASCII.comma {
+            skipWhitespace()
+            return true
+        }
+        guard byte == closing else { throw JSONError(.unexpectedByte(byte), at: index - 1) }
+        return false
+    }
+
     mutating func parseArray() throws(JSONError) -> [JSONValue] {
         try enterContainer()
         defer { depth -= 1 }
@@ -98,17 +114,7 @@ struct JSONScanner {
         while true {
             guard elements.count < limits.maxArrayElements else { throw JSONError(.tooManyElements, at: index) }
             elements.append(try parseValue())
-            skipWhitespace()
-            guard index < bytes.count else { throw JSONError(.unexpectedEnd, at: index) }
-            let byte = bytes[index]
-            index += 1
-            if byte == ASCII.comma {
-                skipWhitespace()
-            } else if byte == ASCII.closeBracket {
-                return elements
-            } else {
-                throw JSONError(.unexpectedByte(byte), at: index - 1)
-            }
+            guard try continuesContainer(closedBy: ASCII.closeBracket) else { return elements }
         }
     }
 
@@ -148,17 +154,7 @@ struct JSONScanner {
             let valueStart = index
             let value = try parseValue()
             members.append(JSONObject.Member(key: key, value: value, valueSpan: valueStart..<index))
-            skipWhitespace()
-            guard index < bytes.count else { throw JSONError(.unexpectedEnd, at: index) }
-            let byte = bytes[index]
-            index += 1
-            if byte == ASCII.comma {
-                skipWhitespace()
-            } else if byte == ASCII.closeBrace {
-                return JSONObject(uncheckedMembers: members)
-            } else {
-                throw JSONError(.unexpectedByte(byte), at: index - 1)
-            }
+            guard try continuesContainer(closedBy: ASCII.closeBrace) else { return JSONObject(uncheckedMembers: members) }
         }
     }
 

@@ -46,21 +46,16 @@ final class RedisMessageStore: MessageStore {
             Self.text(message.receivedAtMicros), Array(message.rateLimit.nonce.utf8),
         ] + RedisRateLimitStore.limitArguments(message.rateLimit.buckets)
         redis.evalScript(MessageScripts.accept, keys: scriptKeys, arguments: arguments) { result in
-            completion(RedisReplies.value(result).flatMap { value in
-                guard let items = value.array, let status = items.first?.integer else {
-                    return .failure(RedisReplies.unexpected(value))
-                }
+            completion(RedisReplies.tagged(result) { status, items -> AcceptOutcome? in
                 switch status {
-                case 1: return .success(.duplicate)
-                case 2: return .success(.queueFull)
-                case 3:
-                    guard items.count == 2, let wait = items[1].integer else { return .failure(RedisReplies.unexpected(value)) }
-                    return .success(.rateLimited(retryAfterMs: wait))
+                case 1: return .duplicate
+                case 2: return .queueFull
+                case 3: return items.count == 2 ? items[1].integer.map { .rateLimited(retryAfterMs: $0) } : nil
                 default:
                     guard items.count == 3, let cursor = items[1].string.flatMap(PendingCursor.init),
                           let routing = items[2].string.flatMap(Self.routing)
-                    else { return .failure(RedisReplies.unexpected(value)) }
-                    return .success(.accepted(cursor: cursor, routing: routing))
+                    else { return nil }
+                    return .accepted(cursor: cursor, routing: routing)
                 }
             })
         }
@@ -97,18 +92,15 @@ final class RedisMessageStore: MessageStore {
             Array(receipt.sender.string.utf8),
         ]
         redis.evalScript(MessageScripts.receipt, keys: scriptKeys, arguments: arguments) { result in
-            completion(RedisReplies.value(result).flatMap { value in
-                guard let items = value.array, let status = items.first?.integer else {
-                    return .failure(RedisReplies.unexpected(value))
-                }
+            completion(RedisReplies.tagged(result) { status, items -> ReceiptOutcome? in
                 switch status {
-                case 0: return .success(.unknown)
-                case 2: return .success(.repeated)
+                case 0: return .unknown
+                case 2: return .repeated
                 default:
                     guard items.count == 3, let removed = items[1].integer,
                           let routing = items[2].string.flatMap(Self.routing)
-                    else { return .failure(RedisReplies.unexpected(value)) }
-                    return .success(.applied(removed: removed > 0, routing: routing))
+                    else { return nil }
+                    return .applied(removed: removed > 0, routing: routing)
                 }
             })
         }

@@ -15,6 +15,18 @@ enum RedisReplies {
         }
     }
 
+    /// A script's `{status, …}` array reply, decoded by `decode` from the status and all
+    /// the items; a reply of another shape, or one `decode` refuses (nil), is unexpected.
+    static func tagged<T>(_ result: Result<RedisValue, RedisError>,
+                          _ decode: (_ status: Int64, _ items: [RedisValue]) -> T?) -> Result<T, StoreError> {
+        value(result).flatMap { value in
+            guard let items = value.array, let status = items.first?.integer, let decoded = decode(status, items) else {
+                return .failure(unexpected(value))
+            }
+            return .success(decoded)
+        }
+    }
+
     static func unexpected(_ value: RedisValue) -> StoreError {
         .unexpectedReply("\(value)".prefix(200).description)
     }
