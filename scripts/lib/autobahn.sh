@@ -1,0 +1,13 @@
+# shellcheck shell=bash
+# Autobahn|Testsuite runs: the evaluation of their results. The work is done by the Python
+# program beside this file (autobahn_evaluate.py); the virtualenv with wstest comes from
+# autobahn_venv (python.sh).
+# Sourced by scripts/lib.sh; do not run it.
+
+# autobahn_evaluate INDEX_JSON...: print failing cases (with expected/received from their reports)
+# and a summary line `autobahn: N passed, M failed`. Non-zero when a case failed or none ran.
+# OK, NON-STRICT and INFORMATIONAL pass; UNIMPLEMENTED passes only with
+# WHISPER_AUTOBAHN_ALLOW_UNIMPLEMENTED=1.
+autobahn_evaluate() {
+  python3 "$WHISPER_REPO_ROOT/scripts/lib/autobahn_evaluate.py" "$@"
+}
