@@ -8,7 +8,7 @@
 #   redis.sh     redis_start, redis_stop, redis_pid, redis_url: private Redis
 #   server.sh    server_start, server_stop: whisper-server in the background
 #   python.sh    autobahn_venv, interop_venv: cached Python tools
-#   autobahn.sh  autobahn_evaluate (autobahn_evaluate.py)
+#   autobahn.sh  autobahn_write_spec, autobahn_evaluate (autobahn_spec.py, autobahn_evaluate.py)
 #
 # Every function prints its errors to stderr and returns non-zero on failure. Every wait is
 # bounded by WHISPER_WAIT_TIMEOUT seconds (default 60) and, when it gives up, prints the tail of
