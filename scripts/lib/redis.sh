@@ -1,0 +1,99 @@
+# shellcheck shell=bash
+# Redis: a private redis-server per data folder (redis_start, redis_stop, redis_pid, redis_url).
+# Sourced by scripts/lib.sh after common.sh; do not run it.
+#
+# DIR holds its AOF, pid file (redis.pid), log (redis.log) and the port it was last started on
+# (redis.port). Loopback only, appendonly yes, appendfsync everysec.
+
+redis_url() { printf 'redis://127.0.0.1:%s/0\n' "$1"; }
+
+_redis_ping() { [[ "$(redis-cli -h 127.0.0.1 -p "$1" ping 2>/dev/null)" == PONG ]]; }
+
+# redis_pid DIR: the pid of the redis-server serving DIR, if it is alive.
+redis_pid() {
+  local dir pid
+  dir="$(abs_path "$1")"
+  pid="$(cat "$dir/redis.pid" 2>/dev/null || true)"
+  [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null && printf '%s\n' "$pid"
+}
+
+# redis_start DIR PORT: start redis-server for DIR on 127.0.0.1:PORT and wait for PONG.
+redis_start() {
+  local dir port pid oldport
+  dir="$(abs_path "$1")"
+  port=$2
+  [[ "$port" =~ ^[0-9]+$ ]] || { err "bad port '$port'"; return 1; }
+  command -v redis-server >/dev/null || { err "redis-server not found: is the redis-server package installed?"; return 1; }
+  mkdir -p "$dir" || { err "cannot create $dir"; return 1; }
+  if pid="$(redis_pid "$dir")"; then
+    oldport="$(cat "$dir/redis.port" 2>/dev/null || true)"
+    if [[ "$oldport" != "$port" ]]; then
+      err "Redis in $dir already runs (pid $pid) on port ${oldport:-?}, not $port"
+      return 1
+    fi
+    log "Redis in $dir already running on port $port"
+  else
+    log "starting Redis on 127.0.0.1:$port ($dir)"
+    rm -f "$dir/redis.pid"
+    printf '%s\n' "$port" >"$dir/redis.port"
+    if ! redis-server --bind 127.0.0.1 --port "$port" --dir "$dir" \
+      --appendonly yes --appendfsync everysec \
+      --daemonize yes --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" </dev/null >/dev/null 2>&1; then
+      err "redis-server failed to start on port $port"
+      tail_log "$dir/redis.log"
+      return 1
+    fi
+  fi
+  if ! _redis_wait "$dir" "$port"; then
+    tail_log "$dir/redis.log"
+    return 1
+  fi
+  redis_url "$port"
+}
+
+# _redis_wait DIR PORT: until PONG; fail early when the daemon is gone. Redis writes its pid file
+# once it listens (before loading the AOF), so no pid file after 10 s means it gave up.
+_redis_wait() {
+  local dir=$1 port=$2 start=$SECONDS
+  until _redis_ping "$port"; do
+    if ((SECONDS - start >= WHISPER_WAIT_TIMEOUT)); then
+      err "timed out after ${WHISPER_WAIT_TIMEOUT}s waiting for Redis PONG on port $port"
+      return 1
+    fi
+    if [[ -s "$dir/redis.pid" ]]; then
+      if ! redis_pid "$dir" >/dev/null; then
+        err "redis-server (port $port) exited during start-up"
+        return 1
+      fi
+    elif ((SECONDS - start >= 10)); then
+      err "redis-server (port $port) did not come up (no pid file after 10s)"
+      return 1
+    fi
+    sleep 0.2
+  done
+}
+
+# redis_stop DIR: SHUTDOWN through redis-cli (it writes the AOF out), then signals if needed.
+redis_stop() {
+  local dir pid port
+  dir="$(abs_path "$1")"
+  if ! pid="$(redis_pid "$dir")"; then
+    log "Redis in $dir is not running"
+    return 0
+  fi
+  port="$(cat "$dir/redis.port" 2>/dev/null || true)"
+  log "stopping Redis ($dir)"
+  if [[ -n "$port" ]]; then
+    redis-cli -h 127.0.0.1 -p "$port" shutdown >/dev/null 2>&1 || true
+  fi
+  if wait_until "$WHISPER_WAIT_TIMEOUT" "Redis (pid $pid) to exit" _pid_gone "$pid"; then
+    return 0
+  fi
+  tail_log "$dir/redis.log" 20
+  kill -TERM "$pid" 2>/dev/null || true
+  if wait_until 10 "Redis (pid $pid) to exit after SIGTERM" _pid_gone "$pid"; then
+    return 0
+  fi
+  kill -KILL "$pid" 2>/dev/null || true
+  wait_until 5 "Redis (pid $pid) to exit after SIGKILL" _pid_gone "$pid"
+}
