@@ -50,7 +50,7 @@ struct BenchIdentity: Sendable {
         return signature
     }
 
-    /// A message signature: Ed25519 over SHA-256 of the canonical bytes (spec §3.5).
+    /// A message signature: Ed25519 over SHA-256 of the canonical bytes (docs/protocol.md "Canonical signing").
     func signDigest(of canonical: [UInt8]) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
         _ = crypto_hash_sha256(&digest, canonical, UInt64(canonical.count))

@@ -13,7 +13,7 @@ enum ClientFrames {
         }
     }
 
-    /// Signs the 32 raw challenge bytes (contract §4: no hashing, no encoding).
+    /// Signs the 32 raw challenge bytes (docs/protocol.md "Identity and sessions": no hashing, no encoding).
     static func registerProof(requestId: String, identity: BenchIdentity, challengeId: String,
                               challenge: [UInt8], whisperId: String?) -> [UInt8] {
         frame("register_proof", requestId: requestId) { w in
@@ -29,7 +29,7 @@ enum ClientFrames {
     }
 
     /// A signed text message. `nonce` is 24 bytes, `ciphertext` opaque (the server never
-    /// decrypts); the signature covers the canonical bytes of spec §3.5.
+    /// decrypts); the signature covers the canonical bytes of docs/protocol.md "Canonical signing".
     static func sendMessage(requestId: String, token: String, messageId: String, from: String, to: String,
                             timestamp: Int64, nonce: [UInt8], ciphertext: [UInt8], signer: BenchIdentity) -> [UInt8] {
         let nonceText = Base64.encode(nonce)

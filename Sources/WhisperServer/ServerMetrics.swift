@@ -1,7 +1,7 @@
 import WhisperOps
 import WhisperProtocol
 
-/// The server's view of the metrics of contract §12: intention-named methods over the
+/// The server's view of the metrics of docs/operations.md "Health, readiness, metrics": intention-named methods over the
 /// registry, with labelled children resolved once here instead of on every event.
 final class ServerMetrics: Sendable {
     let base: WhisperMetrics

@@ -1,7 +1,7 @@
 /// Limits and timers for one WebSocket connection. Durations are converted to the monotonic
 /// nanoseconds the connection is driven with.
 public struct WebSocketConfiguration: Sendable {
-    /// Largest message accepted, after decompression; above it → close 1009 (contract §1:
+    /// Largest message accepted, after decompression; above it → close 1009 (docs/protocol.md "Transport":
     /// `MAX_WS_FRAME_BYTES`, 512,000).
     public var maxMessageBytes: Int
     /// Largest compressed message accepted on the wire; nil → derived from `maxMessageBytes`.
@@ -10,12 +10,12 @@ public struct WebSocketConfiguration: Sendable {
     public var deflate: DeflateParameters?
     /// Ping the peer after this long without receiving anything (keepalive).
     public var pingInterval: Duration
-    /// Close a socket that has been silent this long (contract §1: 90 s).
+    /// Close a socket that has been silent this long (docs/protocol.md "Transport": 90 s).
     public var idleTimeout: Duration
     /// After sending Close, wait this long for the peer's Close before dropping TCP (RFC 6455 §7.1.1).
     public var closeTimeout: Duration
     /// Deliver binary messages instead of closing with 1003. The relay protocol is text only
-    /// (contract §1); this exists for conformance harnesses such as an Autobahn echo endpoint.
+    /// (docs/protocol.md "Transport"); this exists for conformance harnesses such as an Autobahn echo endpoint.
     public var acceptsBinaryMessages: Bool
 
     public init(

@@ -31,7 +31,7 @@ public struct WebSocketConnection {
     private var decoder: WebSocketFrameDecoder
     private var assembler: WebSocketMessageAssembler
     private var encoder: WebSocketFrameEncoder
-    /// Last time any byte arrived (RFC 6455 §5.5.2 keepalive; contract §1 idle timeout).
+    /// Last time any byte arrived (RFC 6455 §5.5.2 keepalive; docs/protocol.md "Transport" idle timeout).
     var lastReceived: UInt64
     /// Last time we sent a keepalive Ping.
     var lastPingSent: UInt64
@@ -94,7 +94,7 @@ public struct WebSocketConnection {
     private func refuseBinaryIfNeeded(_ opcode: WebSocketOpcode) throws(WebSocketError) {
         guard !configuration.acceptsBinaryMessages else { return }
         if opcode == .binary || (opcode == .continuation && assembler.isAssemblingBinary) {
-            throw .unsupportedData  // contract §1: binary data frames close with 1003
+            throw .unsupportedData  // docs/protocol.md "Transport": binary data frames close with 1003
         }
     }
 

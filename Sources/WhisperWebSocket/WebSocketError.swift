@@ -29,7 +29,7 @@ public enum WebSocketError: Error, Equatable, Sendable {
     case invalidCompressedData
     /// A message (decompressed, when compressed) over the configured cap.
     case messageTooBig
-    /// A binary message: the relay's protocol only carries text (contract §1).
+    /// A binary message: the relay's protocol only carries text (docs/protocol.md "Transport").
     case unsupportedData
     /// zlib failed for a reason that is not the peer's data (out of memory, stream error).
     case compressionFailure

@@ -5,7 +5,7 @@
 /// Text is validated per fragment (and, via `inspectPartialFrame`, per read), so invalid UTF-8
 /// fails fast (RFC 6455 §8.1); the validator keeps its state across fragment boundaries.
 public struct WebSocketMessageAssembler {
-    /// The largest message accepted, after decompression (contract §1: `MAX_WS_FRAME_BYTES`).
+    /// The largest message accepted, after decompression (docs/protocol.md "Transport": `MAX_WS_FRAME_BYTES`).
     public let maxMessageBytes: Int
     /// The largest compressed message accepted on the wire.
     public let maxCompressedMessageBytes: Int

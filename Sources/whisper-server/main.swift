@@ -7,7 +7,7 @@ import Foundation
 import WhisperOps
 import WhisperServer
 
-/// `whisper-server`: configuration comes from the environment (contract §13); this file
+/// `whisper-server`: configuration comes from the environment (docs/operations.md "Configuration"); this file
 /// only parses the subcommand, wires the server and handles signals.
 @main
 struct WhisperServerCommand: AsyncParsableCommand {

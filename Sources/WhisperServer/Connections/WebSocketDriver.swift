@@ -72,7 +72,7 @@ final class WebSocketDriver: ConnectionDelegate {
     }
 
     /// The session was revoked (a newer login, a ban): tell the client why, then close
-    /// with 4001 / 4003 (contract §4).
+    /// with 4001 / 4003 (docs/protocol.md "Identity and sessions").
     func revoke(reason: RevocationReason, code: UInt16) {
         send(OutboundFrame.encode(type: "session_revoked", requestId: nil) { $0.member("reason", reason.rawValue) })
         close(code: code, reason: "session revoked")

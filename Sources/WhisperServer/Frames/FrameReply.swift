@@ -2,7 +2,7 @@ import WhisperProtocol
 import WhisperServices
 
 /// Answers one inbound frame on its socket: the reply type or an `error`, both echoing the
-/// frame's `requestId` (contract §3). Failures are counted in `whisper_errors_total{code}`;
+/// frame's `requestId` (docs/protocol.md "Frames"). Failures are counted in `whisper_errors_total{code}`;
 /// internal errors are logged with a correlation id that the client also sees.
 struct FrameReply {
     let frame: InboundFrame

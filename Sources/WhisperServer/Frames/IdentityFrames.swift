@@ -1,7 +1,7 @@
 import WhisperProtocol
 import WhisperServices
 
-/// Frame handlers of identity and sessions (spec §3.3, contract §4): payload validation
+/// Frame handlers of identity and sessions (docs/protocol.md "Identity and sessions"): payload validation
 /// (`INVALID_PAYLOAD` before any I/O), the `AuthService` call, and the reply frames.
 enum IdentityFrames {
     /// `register_begin` → `register_challenge {challengeId, challenge, expiresAt}`.

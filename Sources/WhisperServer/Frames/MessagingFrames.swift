@@ -1,7 +1,7 @@
 import WhisperProtocol
 import WhisperServices
 
-/// Frame handlers of 1:1 messaging (spec §4, §5, contract §5): payload validation
+/// Frame handlers of 1:1 messaging (docs/protocol.md "Messaging (1:1)"): payload validation
 /// (`INVALID_PAYLOAD` before any I/O), the `MessagingService` call, the reply frames.
 enum MessagingFrames {
     /// `send_message` → `message_accepted {messageId, status:"sent", serverTime}` once the

@@ -1,7 +1,7 @@
 import WhisperProtocol
 import WhisperServices
 
-/// The one session check for every privileged frame (contract §3), run by the gateway
+/// The one session check for every privileged frame (docs/protocol.md "Frames"), run by the gateway
 /// before the handler:
 /// 1. `protocolVersion` and `cryptoVersion` must be the integer 1 → else `INVALID_PAYLOAD`;
 /// 2. `sessionToken` absent/null, not 32 bytes of base64, unknown or expired → `NOT_REGISTERED`
@@ -41,7 +41,7 @@ enum SessionGate {
                         handler(session)
                     case .joined:
                         // A socket presenting a token for the first time has come online:
-                        // events kept while the user was away go first (contract §14).
+                        // events kept while the user was away go first (docs/protocol.md "Messaging (1:1)").
                         reply.async { done in
                             socket.context.cameOnline(socket, as: session.whisperId) {
                                 defer { done() }

@@ -1,7 +1,7 @@
 import WhisperHTTP
 import WhisperProtocol
 
-/// `/health`, `/ready` and `/metrics` (contract §9, §12).
+/// `/health`, `/ready` and `/metrics` (docs/protocol.md "HTTP"; docs/operations.md "Health, readiness, metrics").
 enum OpsRoutes {
     /// 200 while the process serves, draining or not.
     static let health: RouteTable.Handler = { _, _, respond in

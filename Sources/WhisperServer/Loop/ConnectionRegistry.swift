@@ -2,8 +2,8 @@ import WhisperOps
 import WhisperProtocol
 import WhisperServices
 
-/// One loop's routing table of authenticated sockets: whisperId → sockets (spec §12.1
-/// ConnectionManager). A socket is in it exactly while it holds a session
+/// One loop's routing table of authenticated sockets: whisperId → sockets
+/// (docs/architecture.md "Sessions across nodes"). A socket is in it exactly while it holds a session
 /// (`WebSocketDriver.authenticated`), and only this type sets or clears that, so the table,
 /// the cache and `whisper_ws_authenticated_connections` cannot drift apart.
 /// Loop-confined: no locks.

@@ -19,7 +19,7 @@ struct RedisKeys: Sendable {
     var sessionIndexPrefix: String { prefix + "sessions:" }
     func sessionIndex(_ whisperId: WhisperID) -> [UInt8] { Array((sessionIndexPrefix + whisperId.string).utf8) }
 
-    /// `ratelimit:{subject}:{action}` → sorted set of recent hits (spec §12.2).
+    /// `ratelimit:{subject}:{action}` → sorted set of recent hits (docs/operations.md "Redis keys").
     func rateLimit(subject: String, action: RateLimitAction) -> [UInt8] {
         bytes("ratelimit:" + subject + ":" + action.rawValue)
     }

@@ -4,7 +4,7 @@ import WhisperStorage
 /// Rate limits shared by every node: one sorted set per (subject, action) holding the
 /// times of recent hits (a sliding-window log), checked and charged by one Lua script.
 ///
-/// Why a log and not GCRA or a token bucket: contract §14 says `"N/S"` admits at most N
+/// Why a log and not GCRA or a token bucket: docs/operations.md "Rate limits" says `"N/S"` admits at most N
 /// hits in *any* S-second window. GCRA/token buckets with burst N refill continuously, so
 /// right after a full burst they admit another hit one emission interval later — up to
 /// 2N−1 in some window. The log is exact, and its memory is bounded by N per key (the

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import WhisperOps
 
-/// Ed25519 verification of signed frames (spec §3.5: the signature is over SHA-256 of the
+/// Ed25519 verification of signed frames (docs/protocol.md "Canonical signing": the signature is over SHA-256 of the
 /// canonical bytes), with its own cost measured in place: every `sampleEvery`-th verify is
 /// timed in thread CPU time (`CLOCK_THREAD_CPUTIME_ID`, so a preempted thread does not
 /// inflate it) into `whisper_ed25519_verify_seconds`. Benchmarks divide server CPU per
@@ -19,7 +19,7 @@ public final class SignatureVerifier {
     }
 
     /// Whether `signature` is `publicKey`'s Ed25519 signature of SHA-256(`signedBytes`) (frames
-    /// signed per spec §3.5).
+    /// signed per docs/protocol.md "Canonical signing").
     public func verify(signature: [UInt8], signedBytes: [UInt8], publicKey: [UInt8]) -> Bool {
         verify(signature: signature, message: Sodium.sha256(signedBytes), publicKey: publicKey)
     }

@@ -39,7 +39,7 @@ public enum Sodium {
     }
 
     /// Ed25519 verification of a detached signature over `message` as given (no hashing,
-    /// contract §4). Wrong key or signature sizes are simply invalid.
+    /// docs/protocol.md "Identity and sessions"). Wrong key or signature sizes are simply invalid.
     public static func verifyEd25519(signature: [UInt8], message: [UInt8], publicKey: [UInt8]) -> Bool {
         guard signature.count == ed25519SignatureBytes, publicKey.count == ed25519PublicKeyBytes else { return false }
         return withNonNullPointer(signature) { sig, _ in

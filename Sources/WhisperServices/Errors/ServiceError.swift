@@ -1,7 +1,7 @@
 import WhisperProtocol
 
 /// Everything a use case can fail with, mapped once onto the protocol's error codes
-/// (contract §3). `message` is the human text for the `error` frame and never carries a
+/// (docs/protocol.md "Frames"). `message` is the human text for the `error` frame and never carries a
 /// secret or says more than the code does.
 public enum ServiceError: Error, Sendable, Equatable {
     case invalidPayload(PayloadError)

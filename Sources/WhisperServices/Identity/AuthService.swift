@@ -1,7 +1,7 @@
 import WhisperOps
 import WhisperProtocol
 
-/// Identity and sessions (spec §3.2–§3.4, contract §4): `register_begin`, `register_proof`,
+/// Identity and sessions (docs/protocol.md "Identity and sessions"): `register_begin`, `register_proof`,
 /// and — in `AuthService+Sessions` — session look-up, refresh, logout and revocation.
 ///
 /// One instance per event loop (its stores use that loop's Redis connection); every

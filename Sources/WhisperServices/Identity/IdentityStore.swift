@@ -1,6 +1,6 @@
 import WhisperProtocol
 
-/// The two public keys of an identity (immutable in this protocol version, spec §3.6).
+/// The two public keys of an identity (immutable in this protocol version, docs/protocol.md "Identity and sessions").
 public struct IdentityKeys: Sendable, Equatable {
     public let encPublicKey: [UInt8]
     public let signPublicKey: [UInt8]

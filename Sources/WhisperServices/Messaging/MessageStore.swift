@@ -1,6 +1,6 @@
 import WhisperProtocol
 
-/// One message to accept (spec §4.1 after validation).
+/// One message to accept (docs/protocol.md "Messaging (1:1)" after validation).
 public struct MessageAcceptance: Sendable {
     public let from: WhisperID
     public let to: WhisperID

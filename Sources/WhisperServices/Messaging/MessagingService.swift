@@ -1,7 +1,7 @@
 import WhisperOps
 import WhisperProtocol
 
-/// 1:1 messaging (spec §4, §5, contract §5): `send_message`, `fetch_pending` and
+/// 1:1 messaging (docs/protocol.md "Messaging (1:1)"): `send_message`, `fetch_pending` and
 /// `delivery_receipt`. One instance per event loop; every completion runs on that loop.
 ///
 /// `send_message`, top to bottom (the payload was validated and the session checked by the
@@ -9,7 +9,7 @@ import WhisperProtocol
 /// accept):
 /// 1. `from` must be the session's identity → else `FORBIDDEN`;
 /// 2. `timestamp` within ±10 min of server time → else `INVALID_TIMESTAMP`;
-/// 3. Ed25519 over SHA-256 of the canonical bytes (spec §3.5) with the sender's sign key,
+/// 3. Ed25519 over SHA-256 of the canonical bytes (docs/protocol.md "Canonical signing") with the sender's sign key,
 ///    which the session carries → else `AUTH_FAILED`;
 /// 4. the recipient exists → else `NOT_FOUND`, and is not banned → else `FORBIDDEN`;
 /// 5. SEND rate limit per identity and per IP → else `RATE_LIMITED`, checked and charged as

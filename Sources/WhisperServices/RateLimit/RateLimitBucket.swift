@@ -2,7 +2,7 @@ import WhisperOps
 
 /// One counter to charge: `action` counted against `subject` under `limit`.
 /// `subject` is `ip:<address>` or `id:<whisperId>`; the store turns it into a key
-/// (`ratelimit:{subject}:{action}`, spec §12.2).
+/// (`ratelimit:{subject}:{action}`, docs/operations.md "Redis keys").
 public struct RateLimitBucket: Sendable, Equatable {
     public let action: RateLimitAction
     public let subject: String

@@ -1,6 +1,6 @@
 import WhisperOps
 
-/// Rate limits for any action (contract §10): one call charges the action against each
+/// Rate limits for any action (docs/operations.md "Rate limits"): one call charges the action against each
 /// given subject (the client IP and, when known, the whisperId) with the configured
 /// `"<count>/<seconds>"` limits, all or nothing, and counts refusals in
 /// `whisper_rate_limited_total{action}`.

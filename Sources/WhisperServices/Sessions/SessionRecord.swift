@@ -2,7 +2,7 @@ import WhisperProtocol
 
 /// A live session as stored (`session:{hash}` → whisperId, deviceId, platform, sign key,
 /// expiry) and as cached on the socket that presented it. The identity's Ed25519 key rides
-/// along (keys are immutable, spec §3.6), so verifying a `send_message` needs no look-up.
+/// along (keys are immutable, docs/protocol.md "Identity and sessions"), so verifying a `send_message` needs no look-up.
 public struct SessionRecord: Sendable, Equatable {
     public let hash: SessionHash
     public let whisperId: WhisperID

@@ -1,7 +1,7 @@
 import WhisperProtocol
 
-/// A session token (spec §3.3): 32 random bytes, handed to the client once as standard
-/// padded base64 (contract §2; 44 characters, also a valid RFC 6750 bearer token). The
+/// A session token (docs/protocol.md "Identity and sessions"): 32 random bytes, handed to the client once as standard
+/// padded base64 (docs/protocol.md "Encodings"; 44 characters, also a valid RFC 6750 bearer token). The
 /// server keeps only `hash` (SHA-256 of the raw bytes), so a Redis dump or a log of keys
 /// cannot be replayed as a live session.
 public struct SessionToken: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
