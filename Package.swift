@@ -33,7 +33,7 @@ let package = Package(
         // MARK: I/O
         .target(name: "WhisperRuntime", dependencies: ["CLinux", "COpenSSL", "WhisperOps"]),
         .target(name: "WhisperStorage", dependencies: ["WhisperRuntime", "CPostgres", "CHiredis", "WhisperOps"]),
-        .target(name: "WhisperServices", dependencies: ["WhisperProtocol", "WhisperOps", "CSodium"]),
+        .target(name: "WhisperServices", dependencies: ["WhisperProtocol", "WhisperOps", "CSodium", "COpenSSL"]),
         .target(name: "WhisperServer", dependencies: [
             "WhisperServices",
             "CLinux",

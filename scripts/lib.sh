@@ -8,6 +8,7 @@
 #   redis.sh     redis_start, redis_stop, redis_pid, redis_url: private Redis
 #   server.sh    server_start, server_stop: whisper-server in the background
 #   python.sh    autobahn_venv, interop_venv: cached Python tools
+#   coturn.sh    turn_start, turn_stop, turn_pid: private coturn (TURN REST credentials)
 #   autobahn.sh  autobahn_write_spec, autobahn_evaluate (autobahn_spec.py, autobahn_evaluate.py)
 #
 # Every function prints its errors to stderr and returns non-zero on failure. Every wait is
@@ -33,5 +34,7 @@ source "$WHISPER_REPO_ROOT/scripts/lib/redis.sh"
 source "$WHISPER_REPO_ROOT/scripts/lib/server.sh"
 # shellcheck source=scripts/lib/python.sh
 source "$WHISPER_REPO_ROOT/scripts/lib/python.sh"
+# shellcheck source=scripts/lib/coturn.sh
+source "$WHISPER_REPO_ROOT/scripts/lib/coturn.sh"
 # shellcheck source=scripts/lib/autobahn.sh
 source "$WHISPER_REPO_ROOT/scripts/lib/autobahn.sh"

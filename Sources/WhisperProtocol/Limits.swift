@@ -95,6 +95,8 @@ public struct Limits: Sendable, Equatable {
     public var maxGroupMembers = 256
     /// An unanswered call ends after this.
     public var callRingTimeoutSeconds: Int64 = 60
+    /// Lifetime of the TURN credentials `get_turn_credentials` issues (`WHISPER_TURN_TTL_SECONDS`).
+    public var turnCredentialTTLSeconds = 43_200
     /// At most one `typing` per (from, to) per this interval; extra ones are dropped.
     public var typingMinIntervalMillis: Int64 = 2_000
     /// Users who exchanged a message within this window are direct peers.

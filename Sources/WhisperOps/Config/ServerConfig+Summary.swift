@@ -10,7 +10,7 @@ extension ServerConfig {
             ("redisPrefix", redisPrefix),
             ("adminToken", adminToken == nil ? "unset (admin API disabled)" : "set"),
             ("tls", tls.map { "cert=\($0.certificatePath) key=\($0.keyPath)" } ?? "off"),
-            ("turn", turn.map { "urls=\($0.urls.joined(separator: ",")) secret=set" } ?? "off"),
+            ("turn", turn.map { "urls=\($0.urls.joined(separator: ",")) secret=set ttl=\(limits.turnCredentialTTLSeconds)s" } ?? "off"),
             ("s3", s3.map {
                 "endpoint=\(URLRedaction.redact($0.endpoint)) region=\($0.region) bucket=\($0.bucket) "
                     + "pathStyle=\($0.pathStyle) accessKey=set secretKey=set"

@@ -13,6 +13,7 @@ import WhisperProtocol
 /// | `WHISPER_ADMIN_TOKEN` | — | bearer token for `/admin/*`; unset = admin API refuses all |
 /// | `WHISPER_TLS_CERT`, `WHISPER_TLS_KEY` | — | PEM paths, both or neither; TLS on both listeners |
 /// | `WHISPER_TURN_SECRET`, `WHISPER_TURN_URLS` | — | coturn shared secret and comma-separated URIs, both or neither |
+/// | `WHISPER_TURN_TTL_SECONDS` | 43200 | lifetime of issued TURN credentials, 1–604800 |
 /// | `WHISPER_S3_*` | — | object store, see `S3Settings` |
 /// | `WHISPER_LOG_LEVEL` | `info` | `debug`, `info`, `warn`, `error` |
 /// | `WHISPER_THREADS` | usable cores | event-loop threads, 1–1024 |
@@ -131,6 +132,8 @@ public struct ServerConfig: Sendable {
                                                          default: Int(limits.sessionTTLSeconds), in: 60...30 * 86_400))
         limits.maxPendingPerUser = try env.integer("WHISPER_MAX_PENDING_PER_USER",
                                                    default: limits.maxPendingPerUser, in: 1...10_000_000)
+        limits.turnCredentialTTLSeconds = try env.integer("WHISPER_TURN_TTL_SECONDS",
+                                                          default: limits.turnCredentialTTLSeconds, in: 1...7 * 86_400)
         return limits
     }
 
@@ -184,7 +187,7 @@ public struct ServerConfig: Sendable {
         var names: Set<String> = [
             "WHISPER_PUBLIC_ADDR", "WHISPER_ADMIN_ADDR", "WHISPER_DATABASE_URL", "WHISPER_REDIS_URL",
             "WHISPER_REDIS_PREFIX", "WHISPER_ADMIN_TOKEN", "WHISPER_TLS_CERT", "WHISPER_TLS_KEY",
-            "WHISPER_TURN_SECRET", "WHISPER_TURN_URLS", "WHISPER_LOG_LEVEL", "WHISPER_THREADS",
+            "WHISPER_TURN_SECRET", "WHISPER_TURN_URLS", "WHISPER_TURN_TTL_SECONDS", "WHISPER_LOG_LEVEL", "WHISPER_THREADS",
             "WHISPER_MIGRATE_ON_START", "WHISPER_PG_POOL_SIZE", "WHISPER_WS_IDLE_TIMEOUT_SECONDS",
             "WHISPER_WS_PING_INTERVAL_SECONDS", "WHISPER_MAX_WS_MESSAGE_BYTES",
             "WHISPER_OUTPUT_BUFFER_LIMIT_BYTES", "WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS", "WHISPER_HTTP_IDLE_TIMEOUT_SECONDS",

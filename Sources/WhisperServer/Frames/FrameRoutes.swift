@@ -25,5 +25,6 @@ enum FrameRoutes {
         SendMessagePayload.type: .privileged(MessagingFrames.sendMessage),
         FetchPendingPayload.type: .privileged(MessagingFrames.fetchPending),
         DeliveryReceiptPayload.type: .privileged(MessagingFrames.deliveryReceipt),
+        "get_turn_credentials": .privileged(CallFrames.getTurnCredentials),
     ]
 }

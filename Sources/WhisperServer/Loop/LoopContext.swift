@@ -23,6 +23,7 @@ final class LoopContext {
     let auth: AuthService
     let registry: ConnectionRegistry
     let recipients: RecipientDirectory
+    let turn: TurnCredentialService
     private(set) lazy var messaging = makeMessagingService()
     /// One per loop, shared by the services (its hit names must be unique per instance).
     private let rateLimiter: RateLimiter
@@ -48,6 +49,8 @@ final class LoopContext {
                                 identities: PostgresIdentityStore(pool: shared.postgres, loop: loop),
                                 rateLimiter: rateLimiter, log: shared.log, metrics: shared.metrics.base,
                                 now: Clock.epochMillis)
+        self.turn = TurnCredentialService(settings: shared.config.turn, limits: limits, rateLimiter: rateLimiter,
+                                          now: Clock.epochMillis)
         self.recipients = RecipientDirectory(identities: PostgresIdentityStore(pool: shared.postgres, loop: loop),
                                              now: Clock.epochMillis)
         self.messageStore = RedisMessageStore(redis: redis, keys: shared.redisKeys, node: shared.nodeId, limits: limits)

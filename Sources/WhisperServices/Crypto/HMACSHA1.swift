@@ -1,0 +1,26 @@
+internal import COpenSSL
+
+/// HMAC-SHA1 (RFC 2104) through OpenSSL: the MAC of coturn's TURN REST credentials. SHA-1's
+/// weaknesses do not apply to HMAC, and the scheme is fixed by coturn's `use-auth-secret`.
+public enum HMACSHA1 {
+    public static let byteCount = 20
+
+    public static func authenticate(_ message: [UInt8], key: [UInt8]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        let ok = key.withUnsafeBufferPointer { keyBuffer in
+            message.withUnsafeBufferPointer { messageBuffer in
+                out.withUnsafeMutableBufferPointer { outBuffer in
+                    // A zero-length buffer may have a nil base address: HMAC takes a non-null key.
+                    var empty: UInt8 = 0
+                    let keyPointer = UnsafeRawPointer(keyBuffer.baseAddress) ?? UnsafeRawPointer(&empty)
+                    return HMAC(EVP_sha1(), keyPointer, Int32(clamping: keyBuffer.count),
+                                messageBuffer.baseAddress, messageBuffer.count, outBuffer.baseAddress, &length) != nil
+                }
+            }
+        }
+        // HMAC fails only on allocation failure inside OpenSSL; there is no safe answer then.
+        precondition(ok && Int(length) == byteCount, "OpenSSL HMAC-SHA1 failed")
+        return Array(out.prefix(byteCount))
+    }
+}
