@@ -58,12 +58,9 @@ import WhisperTesting
     }
 
     @Test func limits_holdAcrossNodes() async throws {
-        let prefix = "test-\(UUID().uuidString.prefix(8).lowercased()):"
-        let env = ["WHISPER_REDIS_PREFIX": prefix, "WHISPER_RATE_REGISTER_IP": "2/60"]
-        let nodeA = try await TestServer(env)
-        defer { nodeA.stop() }
-        let nodeB = try await TestServer(env)
-        defer { nodeB.stop() }
+        let cluster = try await TestCluster(["WHISPER_RATE_REGISTER_IP": "2/60"])
+        defer { cluster.stop() }
+        let (nodeA, nodeB) = (cluster.nodeA, cluster.nodeB)
         #expect(try TestWebSocket(port: nodeA.publicPort).registerBegin(TestIdentity()).frameType == "register_challenge")
         #expect(try TestWebSocket(port: nodeB.publicPort).registerBegin(TestIdentity()).frameType == "register_challenge")
         #expect(try TestWebSocket(port: nodeA.publicPort).registerBegin(TestIdentity()).errorCode == "RATE_LIMITED")

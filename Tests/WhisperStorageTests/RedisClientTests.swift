@@ -3,11 +3,12 @@ import Synchronization
 import Testing
 import WhisperRuntime
 @testable import WhisperStorage
+import WhisperTesting
 
 @Suite("RedisClient against a real server")
 struct RedisClientTests {
     @Test func setGet_isBinarySafe_includingNULBytes() async throws {
-        guard let redis = try await RedisFixture.connect() else { return }
+        let redis = try await RedisFixture.connect()
         defer { redis.close() }
         let key = Array(redis.key("bin").utf8) + [0, 0xff, 0]
         let value: [UInt8] = [0, 1, 0, 255, 13, 10, 0x24, 0x2a, 0]
@@ -19,7 +20,7 @@ struct RedisClientTests {
     }
 
     @Test func pipelining_tenThousandCommands_repliesInOrder() async throws {
-        guard let redis = try await RedisFixture.connect() else { return }
+        let redis = try await RedisFixture.connect()
         defer { redis.close() }
         let client = redis.client
         let key = redis.key("counter")
@@ -43,7 +44,7 @@ struct RedisClientTests {
     }
 
     @Test func errorReply_isAValue_andTheConnectionStaysUsable() async throws {
-        guard let redis = try await RedisFixture.connect() else { return }
+        let redis = try await RedisFixture.connect()
         defer { redis.close() }
         let key = redis.key("text")
         _ = try await redis.client.send(["SET", key, "abc"])
@@ -62,7 +63,7 @@ struct RedisClientTests {
     }
 
     @Test func nilIntegerAndArrayReplies() async throws {
-        guard let redis = try await RedisFixture.connect() else { return }
+        let redis = try await RedisFixture.connect()
         defer { redis.close() }
         let list = redis.key("list")
         #expect(try await redis.client.send(["GET", redis.key("missing")]) == .bulk(nil))
@@ -78,7 +79,7 @@ struct RedisClientTests {
     }
 
     @Test func evalScript_usesEvalsha_andFallsBackToEvalOnNOSCRIPT() async throws {
-        guard let redis = try await RedisFixture.connect() else { return }
+        let redis = try await RedisFixture.connect()
         defer { redis.close() }
         let client = redis.client
         // A source unique to this run, so the server cannot have it cached yet.
@@ -98,7 +99,7 @@ struct RedisClientTests {
     }
 
     @Test func commandsThatBreakReplyOrder_areRefusedWithoutSending() async throws {
-        guard let redis = try await RedisFixture.connect() else { return }
+        let redis = try await RedisFixture.connect()
         defer { redis.close() }
         #expect(await attempt(redis.client, []).failureValue == .invalidCommand("no arguments"))
         for command in [["SUBSCRIBE", "x"], ["psubscribe", "x*"], ["MONITOR"], ["client", "reply", "off"]] {
@@ -111,10 +112,9 @@ struct RedisClientTests {
     }
 
     @Test func selectedDatabase_isUsed() async throws {
-        guard let base = TestEnvironment.redisURL() else { return }
-        guard let db3 = try await RedisFixture.connect(url: base, configure: { $0.database = 3 }),
-              let db0 = try await RedisFixture.connect(url: base, configure: { $0.database = 0 })
-        else { return }
+        let base = try TestEnvironment.redisURL
+        let db3 = try await RedisFixture.connect(url: base, configure: { $0.database = 3 })
+        let db0 = try await RedisFixture.connect(url: base, configure: { $0.database = 0 })
         defer {
             db3.close()
             db0.close()
@@ -127,16 +127,16 @@ struct RedisClientTests {
     }
 
     @Test func hostName_localhost_connects() async throws {
-        guard let base = TestEnvironment.redisURL() else { return }
+        let base = try TestEnvironment.redisURL
         let configuration = try RedisConfiguration(url: base)
         guard configuration.host == "127.0.0.1" else { return }  // only meaningful for a loopback server
-        guard let redis = try await RedisFixture.connect(url: base, configure: { $0.host = "localhost" }) else { return }
+        let redis = try await RedisFixture.connect(url: base, configure: { $0.host = "localhost" })
         defer { redis.close() }
         #expect(try await redis.client.send(["PING"]) == .status("PONG"))
     }
 
     @Test func aclUserAndPassword_authenticate_andAWrongPasswordNeverBecomesReady() async throws {
-        guard let admin = try await RedisFixture.connect() else { return }
+        let admin = try await RedisFixture.connect()
         defer { admin.close() }
         let user = admin.prefix
         let password = "p@ss:word/\(admin.prefix)"
@@ -145,7 +145,7 @@ struct RedisClientTests {
         let escaped = password.replacingOccurrences(of: "@", with: "%40").replacingOccurrences(of: ":", with: "%3A")
             .replacingOccurrences(of: "/", with: "%2F")
         let url = "redis://\(user):\(escaped)@\(config.host):\(config.port)/0"
-        guard let authed = try await RedisFixture.connect(url: url) else { return }
+        let authed = try await RedisFixture.connect(url: url)
         #expect(try await authed.client.send(["ACL", "WHOAMI"]) == .bulk(Array(user.utf8)))
         authed.close()
 
@@ -162,7 +162,7 @@ struct RedisClientTests {
     }
 
     @Test func commandTimeout_failsInFlightCommands_andReconnects() async throws {
-        guard let redis = try await RedisFixture.connect(configure: { $0.commandTimeoutMillis = 300 }) else { return }
+        let redis = try await RedisFixture.connect(configure: { $0.commandTimeoutMillis = 300 })
         defer { redis.close() }
         let client = redis.client
         let key = redis.key("blocked")
@@ -188,7 +188,7 @@ struct RedisClientTests {
     @Test func notStartedOrUnreachable_failsFastWithDisconnected() async throws {
         let harness = try TestLoop()
         defer { harness.shutdown() }
-        let port = try await ProcessRunner.freePort()
+        let port = try TestSocket.freePort()
         let client = try RedisClient(url: "redis://127.0.0.1:\(port)/0", loop: harness.loop, log: TestEnvironment.log)
         #expect(await attempt(client, ["PING"]).failureValue == .disconnected)
         client.start()
