@@ -112,27 +112,28 @@ struct RedisClientTests {
     }
 
     @Test func selectedDatabase_isUsed() async throws {
-        let base = try TestEnvironment.redisURL
-        let db3 = try await RedisFixture.connect(url: base, configure: { $0.database = 3 })
-        let db0 = try await RedisFixture.connect(url: base, configure: { $0.database = 0 })
-        defer {
-            db3.close()
-            db0.close()
-        }
+        // Each fixture is closed on every path, a failed second connect included.
+        let db3 = try await RedisFixture.connect(configure: { $0.database = 3 })
+        defer { db3.close() }
+        let db0 = try await RedisFixture.connect(configure: { $0.database = 0 })
+        defer { db0.close() }
         let key = db3.key("db")
-        _ = try await db3.client.send(["SET", key, "three"])
+        // With an expiry, so the key goes away even if an expectation below throws first.
+        _ = try await db3.client.send(["SET", key, "three", "EX", "60"])
         #expect(try await db3.client.send(["GET", key]) == .bulk(Array("three".utf8)))
         #expect(try await db0.client.send(["GET", key]) == .bulk(nil))
         _ = try await db3.client.send(["DEL", key])
     }
 
     @Test func hostName_localhost_connects() async throws {
-        let base = try TestEnvironment.redisURL
-        let configuration = try RedisConfiguration(url: base)
-        guard configuration.host == "127.0.0.1" else { return }  // only meaningful for a loopback server
-        let redis = try await RedisFixture.connect(url: base, configure: { $0.host = "localhost" })
-        defer { redis.close() }
-        #expect(try await redis.client.send(["PING"]) == .status("PONG"))
+        // A Redis of its own on 127.0.0.1, so the name `localhost` reaches it whatever host
+        // the shared test Redis runs on: the test always runs.
+        try await withPrivateService(.redis) { server in
+            let redis = try await RedisFixture.connect(url: server.url, configure: { $0.host = "localhost" })
+            defer { redis.close() }
+            #expect(redis.client.configuration.host == "localhost")
+            #expect(try await redis.client.send(["PING"]) == .status("PONG"))
+        }
     }
 
     @Test func aclUserAndPassword_authenticate_andAWrongPasswordNeverBecomesReady() async throws {
@@ -141,24 +142,30 @@ struct RedisClientTests {
         let user = admin.prefix
         let password = "p@ss:word/\(admin.prefix)"
         #expect(try await admin.client.send(["ACL", "SETUSER", user, "on", ">" + password, "~*", "+@all"]) == .status("OK"))
-        let config = admin.client.configuration
-        let escaped = password.replacingOccurrences(of: "@", with: "%40").replacingOccurrences(of: ":", with: "%3A")
-            .replacingOccurrences(of: "/", with: "%2F")
-        let url = "redis://\(user):\(escaped)@\(config.host):\(config.port)/0"
-        let authed = try await RedisFixture.connect(url: url)
-        #expect(try await authed.client.send(["ACL", "WHOAMI"]) == .bulk(Array(user.utf8)))
-        authed.close()
+        // The user is deleted on every path, a failed connect or expectation included.
+        try await withCleanup {
+            let config = admin.client.configuration
+            let escaped = password.replacingOccurrences(of: "@", with: "%40").replacingOccurrences(of: ":", with: "%3A")
+                .replacingOccurrences(of: "/", with: "%2F")
+            let url = "redis://\(user):\(escaped)@\(config.host):\(config.port)/0"
+            do {
+                let authed = try await RedisFixture.connect(url: url)
+                defer { authed.close() }
+                #expect(try await authed.client.send(["ACL", "WHOAMI"]) == .bulk(Array(user.utf8)))
+            }
 
-        let harness = try TestLoop()
-        defer { harness.shutdown() }
-        let wrong = try RedisClient(url: "redis://\(user):wrong@\(config.host):\(config.port)/0", loop: harness.loop,
-                                    log: TestEnvironment.log)
-        wrong.start()
-        try await Task.sleep(nanoseconds: 500_000_000)
-        #expect(wrong.isConnected == false)
-        #expect(await attempt(wrong, ["PING"]).failureValue == .disconnected)
-        wrong.close()
-        _ = try await admin.client.send(["ACL", "DELUSER", user])
+            let harness = try TestLoop()
+            defer { harness.shutdown() }
+            let wrong = try RedisClient(url: "redis://\(user):wrong@\(config.host):\(config.port)/0", loop: harness.loop,
+                                        log: TestEnvironment.log)
+            wrong.start()
+            try await Task.sleep(nanoseconds: 500_000_000)
+            #expect(wrong.isConnected == false)
+            #expect(await attempt(wrong, ["PING"]).failureValue == .disconnected)
+            wrong.close()
+        } cleanup: {
+            _ = try? await admin.client.send(["ACL", "DELUSER", user])
+        }
     }
 
     @Test func commandTimeout_failsInFlightCommands_andReconnects() async throws {
