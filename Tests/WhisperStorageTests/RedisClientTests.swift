@@ -187,7 +187,9 @@ struct RedisClientTests {
         }
         #expect(outcomes == [.timeout, .timeout])
         #expect(seconds < 1.9)  // the BLPOP itself would answer at 2 s
-        #expect(await eventually(within: 5) { client.isConnected })
+        // The timed-out connection may still read as connected for a moment after the
+        // commands failed (the loop marks it lost right after): wait for the reconnect.
+        #expect(await eventually(within: 5) { client.reconnectCount >= 1 && client.isConnected })
         #expect(try await client.send(["PING"]) == .status("PONG"))
         #expect(client.reconnectCount >= 1)
     }
