@@ -1,5 +1,6 @@
 import Testing
 @testable import WhisperProtocol
+import WhisperTesting
 
 @Suite struct Base64Tests {
     // RFC 4648 §10 test vectors.

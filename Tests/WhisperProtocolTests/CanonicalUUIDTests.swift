@@ -1,5 +1,6 @@
 import Testing
 @testable import WhisperProtocol
+import WhisperTesting
 
 @Suite struct CanonicalUUIDTests {
     @Test func acceptsAnyCaseAndNormalisesToLowercase() {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WhisperProtocol
+import WhisperTesting
 
 @Suite struct WhisperIDTests {
     struct Vector: Sendable, CustomTestStringConvertible {
