@@ -65,7 +65,7 @@ import WhisperTesting
         #expect(result.counters.signedLive == 0)
     }
 
-    @Test func drain_500Messages_pageOutExactlyOnce() async throws {
+    @Test func drain_pagesOut500MessagesExactlyOnce() async throws {
         var options = DrainOptions()
         options.messages = 500
         options.senders = 3
@@ -78,7 +78,7 @@ import WhisperTesting
         #expect(result.passed)
     }
 
-    @Test func login_20Registrations_then20Recoveries() async throws {
+    @Test func login_runs20Registrations_then20Recoveries() async throws {
         var options = LoginOptions()
         options.logins = 20
         options.concurrency = 8
@@ -88,7 +88,7 @@ import WhisperTesting
         #expect(result.passed)
     }
 
-    @Test func idle_20Connections_surviveAnIdleTimeout_byAnsweringPings() async throws {
+    @Test func idle_all20ConnectionsSurviveAnIdleTimeout_byAnsweringPings() async throws {
         // Pings every second and a 3 s idle timeout: a client that did not answer Pings
         // would be dropped during the 4 s hold.
         var options = IdleOptions()

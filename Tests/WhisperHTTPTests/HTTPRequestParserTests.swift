@@ -6,7 +6,7 @@ import WhisperTesting
     static let postWithBody = "POST /reports?x=1 HTTP/1.1\r\nHost: relay.example\r\nContent-Type: application/json\r\n"
         + "Content-Length: 13\r\n\r\n{\"a\":\"hello\"}"
 
-    @Test func parsesSimpleGet() throws {
+    @Test func simpleGet_parses() throws {
         let req = try #require(request(parseOne("GET /health HTTP/1.1\r\nHost: a\r\n\r\n")))
         #expect(req.method == "GET")
         #expect(req.path == "/health")

@@ -101,7 +101,7 @@ import WhisperTesting
         #expect(try Identity.metricValue(server, "whisper_messages_accepted_total{kind=\"direct\"}") == 1)
     }
 
-    @Test func offlineRecipient_120Messages_pageOutInOrder_inPagesOf50_exactlyOnce() async throws {
+    @Test func offlineRecipient_pagesOut120MessagesInOrder_inPagesOf50_exactlyOnce() async throws {
         let server = try await TestServer(["WHISPER_RATE_SEND": "1000/10"])
         defer { server.stop() }
         let alice = try Phone.online(server)

@@ -43,7 +43,7 @@ import WhisperTesting
         #expect(try ws.registerBegin(TestIdentity()).errorCode == "RATE_LIMITED")
     }
 
-    @Test func theWindowSlides_andARefusedHitIsNotCharged() async throws {
+    @Test func window_slides_andARefusedHitIsNotCharged() async throws {
         let server = try await TestServer(["WHISPER_RATE_REGISTER_IP": "2/2"])
         defer { server.stop() }
         let ws = try TestWebSocket(port: server.publicPort)

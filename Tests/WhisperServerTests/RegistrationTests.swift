@@ -245,7 +245,7 @@ import WhisperTesting
         #expect(try ws.request(atCap).frameType == "register_ack")
     }
 
-    @Test func redisHoldsOnlyTheTokenHash() async throws {
+    @Test func redis_holdsOnlyTheTokenHash() async throws {
         let server = try await TestServer()
         defer { server.stop() }
         let login = try TestWebSocket(port: server.publicPort).login(TestIdentity())

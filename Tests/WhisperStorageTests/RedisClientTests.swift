@@ -62,7 +62,7 @@ struct RedisClientTests {
         _ = try await redis.client.send(["DEL", key])
     }
 
-    @Test func nilIntegerAndArrayReplies() async throws {
+    @Test func nilIntegerAndArrayReplies_decode() async throws {
         let redis = try await RedisFixture.connect()
         defer { redis.close() }
         let list = redis.key("list")
