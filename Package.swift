@@ -59,13 +59,13 @@ let package = Package(
 
         // MARK: Tests
         .target(name: "WhisperTesting", dependencies: ["WhisperServer", "WhisperServices", "WhisperWebSocket", "WhisperHTTP", "WhisperProtocol", "WhisperStorage", "CLinux", "COpenSSL", "CSodium"]),
-        .testTarget(name: "WhisperProtocolTests", dependencies: ["WhisperProtocol"], exclude: ["Fixtures"]),
-        .testTarget(name: "WhisperHTTPTests", dependencies: ["WhisperHTTP"]),
+        .testTarget(name: "WhisperProtocolTests", dependencies: ["WhisperProtocol", "WhisperTesting"], exclude: ["Fixtures"]),
+        .testTarget(name: "WhisperHTTPTests", dependencies: ["WhisperHTTP", "WhisperTesting"]),
         .testTarget(name: "WhisperWebSocketTests", dependencies: ["WhisperWebSocket"]),
         .testTarget(name: "WhisperOpsTests", dependencies: ["WhisperOps", "WhisperProtocol"]),
         .testTarget(name: "WhisperRuntimeTests", dependencies: ["WhisperRuntime", "WhisperTesting"]),
         .testTarget(name: "WhisperStorageTests", dependencies: ["WhisperStorage", "WhisperTesting"]),
-        .testTarget(name: "WhisperServicesTests", dependencies: ["WhisperServices", "WhisperProtocol", "WhisperOps", "CSodium"]),
+        .testTarget(name: "WhisperServicesTests", dependencies: ["WhisperServices", "WhisperProtocol", "WhisperOps", "CSodium", "WhisperTesting"]),
         .testTarget(name: "WhisperBenchTests", dependencies: ["WhisperBench", "WhisperTesting", "WhisperProtocol", "WhisperWebSocket"]),
         .testTarget(name: "WhisperServerTests", dependencies: ["WhisperServer", "WhisperServices", "WhisperStorage", "WhisperProtocol", "WhisperTesting"]),
     ],

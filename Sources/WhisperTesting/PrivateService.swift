@@ -1,48 +1,63 @@
 import Foundation
 
-/// A PostgreSQL or Redis of a test's own, started through `scripts/services` (path in
-/// `WHISPER_SERVICES`), so that the test can stop and restart it without disturbing others.
-public final class PrivateService: @unchecked Sendable {
-    public enum Kind: String { case pg, redis }
+/// A PostgreSQL or Redis of a test's own on 127.0.0.1, started through `scripts/services`
+/// (path in `WHISPER_SERVICES`), so that the test can stop and restart it without disturbing
+/// others. Get one with `withPrivateService`, which deletes it afterwards.
+public final class PrivateService: Sendable {
+    public enum Kind: String, Sendable { case pg, redis }
 
     public let kind: Kind
+    /// Data directory; kept across `stop()` and `start()`.
     public let directory: String
     public let port: Int
-    public private(set) var url = ""
+    /// `postgresql://whisper@127.0.0.1:PORT/whisper` or `redis://127.0.0.1:PORT/0`, as
+    /// scripts/services printed it on the first start (a restart keeps port and database).
+    public let url: String
 
-    public init(_ kind: Kind) throws {
+    fileprivate init(kind: Kind, directory: String, port: Int, url: String) {
         self.kind = kind
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("whisper-\(kind.rawValue)-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o777])
-        let portText = try PrivateService.run(["free-port"])
-        guard let port = Int(portText) else { throw TestSocket.Failure.io("free-port said \(portText)") }
+        self.directory = directory
         self.port = port
-        try start()
+        self.url = url
     }
 
-    deinit {
-        _ = try? PrivateService.run([kind.rawValue, "stop", directory])
-        try? FileManager.default.removeItem(atPath: directory)
+    /// Starts the server again after `stop()`: same port, same data.
+    public func start() async throws {
+        try await Self.services([kind.rawValue, "start", directory, String(port)])
     }
 
-    public func start() throws {
-        url = try PrivateService.run([kind.rawValue, "start", directory, String(port)])
+    /// Stops the server (PostgreSQL: fast shutdown; Redis: SHUTDOWN); its data stays.
+    public func stop() async throws {
+        try await Self.services([kind.rawValue, "stop", directory])
     }
 
-    public func stop() throws {
-        _ = try PrivateService.run([kind.rawValue, "stop", directory])
-    }
-
+    /// Runs scripts/services; returns the last line it printed on stdout (a URL).
     @discardableResult
-    static func run(_ arguments: [String]) throws -> String {
-        let script = try TestEnvironment.require("WHISPER_SERVICES")
-        do {
-            // The script logs on stderr and prints its result (a URL or a port) last on stdout.
-            let output = try Subprocess.run(script, arguments)
-            return output.split(separator: "\n").last.map { String($0).trimmingCharacters(in: .whitespaces) } ?? ""
-        } catch {
-            throw TestSocket.Failure.io(error.description)
+    fileprivate static func services(_ arguments: [String]) async throws -> String {
+        let script = try TestEnvironment.servicesScript
+        let output = try await Subprocess.run(script, arguments)
+        return output.split(separator: "\n").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+    }
+}
+
+/// Starts a private `kind` server, runs `body` with it, then stops it and deletes its data,
+/// whether `body` returned or threw.
+public func withPrivateService<T>(_ kind: PrivateService.Kind,
+                                  _ body: (PrivateService) async throws -> T) async throws -> T {
+    let directory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("whisper-\(kind.rawValue)-\(UUID().uuidString)").path
+    // The postgres OS user (scripts/services runs PostgreSQL as it) must be able to enter.
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                            attributes: [.posixPermissions: 0o777])
+    return try await withCleanup {
+        let port = try TestSocket.freePort()
+        let url = try await PrivateService.services([kind.rawValue, "start", directory, String(port)])
+        guard url.hasPrefix(kind == .pg ? "postgresql://" : "redis://") else {
+            throw Subprocess.Failure(description: "scripts/services \(kind.rawValue) start printed no URL: \(url)")
         }
+        return try await body(PrivateService(kind: kind, directory: directory, port: port, url: url))
+    } cleanup: {
+        _ = try? await PrivateService.services([kind.rawValue, "stop", directory])
+        try? FileManager.default.removeItem(atPath: directory)
     }
 }

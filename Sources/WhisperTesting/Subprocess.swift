@@ -1,27 +1,46 @@
 import Foundation
 
-/// Runs a helper command (scripts/services, pg_ctl, redis-server, openssl) to completion.
+/// Runs a helper command (scripts/services, openssl) to completion: the one way tests run
+/// other programs.
 ///
 /// posix_spawn + waitpid rather than Foundation's `Process`: `waitUntilExit` spins a run loop
 /// that relies on a monitor thread, and two of them blocking the two cooperative threads of a
-/// 2-core machine hung whole test runs. Output goes to a temporary file, not a pipe: a daemon
-/// the command starts inherits the descriptor, and a pipe would then never reach EOF.
+/// 2-core machine hung whole test runs. The wait runs on a thread of its own for the same
+/// reason: starting PostgreSQL takes seconds, and the cooperative pool must not sit in
+/// `waitpid` meanwhile. Output goes to temporary files, not pipes: a daemon the command starts
+/// inherits the descriptors, and a pipe would then never reach EOF.
 public enum Subprocess {
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
     }
 
-    /// Returns stdout and stderr together; throws unless the command exits 0.
+    /// Returns what the command printed on stdout; throws unless it exits 0 (the failure
+    /// carries stdout and stderr).
     @discardableResult
-    public static func run(_ executable: String, _ arguments: [String]) throws(Failure) -> String {
-        let outputPath = NSTemporaryDirectory() + "whisper-subprocess-" + UUID().uuidString + ".out"
-        defer { unlink(outputPath) }
+    public static func run(_ executable: String, _ arguments: [String]) async throws(Failure) -> String {
+        let result: Result<String, Failure> = await withCheckedContinuation { continuation in
+            Thread {
+                continuation.resume(returning: Result { () throws(Failure) -> String in
+                    try runBlocking(executable, arguments)
+                })
+            }.start()
+        }
+        return try result.get()
+    }
+
+    private static func runBlocking(_ executable: String, _ arguments: [String]) throws(Failure) -> String {
+        let base = NSTemporaryDirectory() + "whisper-subprocess-" + UUID().uuidString
+        let stdoutPath = base + ".out", stderrPath = base + ".err"
+        defer {
+            unlink(stdoutPath)
+            unlink(stderrPath)
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
@@ -34,10 +53,11 @@ public enum Subprocess {
         while waitpid(pid, &status, 0) < 0 {
             guard errno == EINTR else { throw Failure(description: "waitpid failed for \(executable)") }
         }
-        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        let output = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
         // WIFEXITED && WEXITSTATUS == 0, spelled out: the macros do not import.
         guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
-            throw Failure(description: "\(executable) \(arguments.joined(separator: " ")) failed (wait status \(status)): \(output)")
+            let errors = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+            throw Failure(description: "\(executable) \(arguments.joined(separator: " ")) failed (wait status \(status)): \(output)\(errors)")
         }
         return output
     }

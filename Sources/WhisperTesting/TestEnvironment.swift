@@ -1,27 +1,53 @@
 import Foundation
 import WhisperOps
 import WhisperServer
+import WhisperStorage
 
-/// The throwaway PostgreSQL and Redis that `scripts/test` starts. Integration tests fail
-/// loudly, never skip, when these are missing.
+/// What `scripts/test` sets up for the suite: a throwaway PostgreSQL and Redis
+/// (`WHISPER_TEST_DATABASE_URL`, `WHISPER_TEST_REDIS_URL`) and the path of scripts/services
+/// (`WHISPER_SERVICES`) for private servers. The one place tests read their environment.
+///
+/// A missing variable throws `MissingEnvironment`, which fails the test with a message saying
+/// how to run the suite: integration tests fail loudly, never skip.
 public enum TestEnvironment {
     public static var databaseURL: String {
-        get throws { try require("WHISPER_TEST_DATABASE_URL") }
+        get throws { try require("WHISPER_TEST_DATABASE_URL", example: "postgresql://whisper@127.0.0.1:PORT/whisper") }
     }
     public static var redisURL: String {
-        get throws { try require("WHISPER_TEST_REDIS_URL") }
+        get throws { try require("WHISPER_TEST_REDIS_URL", example: "redis://127.0.0.1:PORT/0") }
+    }
+    /// scripts/services, which starts and stops private PostgreSQL and Redis servers.
+    public static var servicesScript: String {
+        get throws { try require("WHISPER_SERVICES", example: "$PWD/scripts/services") }
     }
 
-    static func require(_ name: String) throws -> String {
+    static func require(_ name: String, example: String) throws(MissingEnvironment) -> String {
         guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else {
-            throw MissingEnvironment(name: name)
+            throw MissingEnvironment(name: name, example: example)
         }
         return value
     }
 
     public struct MissingEnvironment: Error, CustomStringConvertible {
         let name: String
-        public var description: String { "\(name) is not set: run the suite through scripts/test" }
+        let example: String
+        public var description: String {
+            "\(name) is not set: run the tests through scripts/test (e.g. `scripts/test --filter WhisperStorageTests`), "
+                + "which starts PostgreSQL and Redis and exports it, or export \(name)=\(example) yourself"
+        }
+    }
+
+    /// Log sink for storage objects under test; prints when WHISPER_TEST_LOG=1.
+    public static let log: StorageLog = { level, message in
+        if ProcessInfo.processInfo.environment["WHISPER_TEST_LOG"] == "1" {
+            FileHandle.standardError.write(Data("[storage \(level.rawValue)] \(message)\n".utf8))
+        }
+    }
+
+    /// `prefix_` and 12 random lower-case hex digits: a schema, key prefix or user name no
+    /// other test (or earlier run) uses.
+    public static func uniqueName(_ prefix: String) -> String {
+        prefix + "_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
     }
 }
 

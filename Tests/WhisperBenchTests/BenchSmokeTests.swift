@@ -17,25 +17,30 @@ import WhisperTesting
         "WHISPER_MAX_PENDING_PER_USER": "100000",
     ]
 
-    private func connection(_ server: TestServer) -> ConnectionOptions {
-        var options = ConnectionOptions()
-        options.port = server.publicPort
-        options.sourceAddresses = 4
-        return options
+    /// Runs `scenario` against a fresh server with the benchmark limits (and `overrides`),
+    /// connecting as the scenarios do; the server stops afterwards.
+    private func onBenchServer<R>(_ overrides: [String: String] = [:],
+                                  _ scenario: (TestServer, ConnectionOptions) async throws -> R) async throws -> R {
+        let server = try await TestServer(Self.benchmarkLimits.merging(overrides) { $1 })
+        defer { server.stop() }
+        var connection = ConnectionOptions()
+        connection.port = server.publicPort
+        connection.sourceAddresses = 4
+        return try await scenario(server, connection)
     }
 
     @Test func relay_fewPairs_twoSeconds_nothingLostOrDuplicated_andCostIsMeasured() async throws {
-        let server = try await TestServer(Self.benchmarkLimits)
-        defer { server.stop() }
-        var options = RelayOptions()
-        options.pairs = 4
-        options.warmupSeconds = 0.5
-        options.durationSeconds = 2
-        options.presignBudget = 4_000
-        // The server runs in this process, so its pid is ours: the numbers mean nothing here,
-        // but the /proc and /metrics path is exercised.
-        options.probe = ProbeTargets(serverPid: getpid(), admin: AdminEndpoint(host: "127.0.0.1", port: server.adminPort))
-        let result = try await RelayScenario.run(options, connection: connection(server))
+        let result = try await onBenchServer { server, connection in
+            var options = RelayOptions()
+            options.pairs = 4
+            options.warmupSeconds = 0.5
+            options.durationSeconds = 2
+            options.presignBudget = 4_000
+            // The server runs in this process, so its pid is ours: the numbers mean nothing
+            // here, but the /proc and /metrics path is exercised.
+            options.probe = ProbeTargets(serverPid: getpid(), admin: AdminEndpoint(host: "127.0.0.1", port: server.adminPort))
+            return try await RelayScenario.run(options, connection: connection)
+        }
         #expect(result.errors.isEmpty, "\(result.errors.counts)")
         #expect(result.lost == 0)
         #expect(result.duplicated == 0)
@@ -49,27 +54,23 @@ import WhisperTesting
     }
 
     @Test func relay_openLoop_holdsItsRate() async throws {
-        let server = try await TestServer(Self.benchmarkLimits)
-        defer { server.stop() }
         var options = RelayOptions()
         options.pairs = 3
         options.rate = 300
         options.warmupSeconds = 0.2
         options.durationSeconds = 1
-        let result = try await RelayScenario.run(options, connection: connection(server))
+        let result = try await onBenchServer { try await RelayScenario.run(options, connection: $1) }
         #expect(result.passed, "\(result.report.summary)")
         #expect(abs(result.counters.sentInWindow - 300) <= 3, "sent \(result.counters.sentInWindow)")
         #expect(result.counters.signedLive == 0)
     }
 
-    @Test func drain_500Messages_pageOutExactlyOnce() async throws {
-        let server = try await TestServer(Self.benchmarkLimits)
-        defer { server.stop() }
+    @Test func drain_pagesOut500MessagesExactlyOnce() async throws {
         var options = DrainOptions()
         options.messages = 500
         options.senders = 3
         options.page = 120
-        let result = try await DrainScenario.run(options, connection: connection(server))
+        let result = try await onBenchServer { try await DrainScenario.run(options, connection: $1) }
         #expect(result.errors.isEmpty, "\(result.errors.counts)")
         #expect(result.fill.accepted == 500)
         #expect(result.fetch.unique == 500 && result.fetch.duplicates == 0)
@@ -77,31 +78,26 @@ import WhisperTesting
         #expect(result.passed)
     }
 
-    @Test func login_20Registrations_then20Recoveries() async throws {
-        let server = try await TestServer(Self.benchmarkLimits)
-        defer { server.stop() }
+    @Test func login_runs20Registrations_then20Recoveries() async throws {
         var options = LoginOptions()
         options.logins = 20
         options.concurrency = 8
-        let result = try await LoginScenario.run(options, connection: connection(server))
+        let result = try await onBenchServer { try await LoginScenario.run(options, connection: $1) }
         #expect(result.errors.isEmpty, "\(result.errors.counts)")
         #expect(result.registrations.succeeded == 20 && result.recoveries.succeeded == 20)
         #expect(result.passed)
     }
 
-    @Test func idle_20Connections_surviveAnIdleTimeout_byAnsweringPings() async throws {
+    @Test func idle_all20ConnectionsSurviveAnIdleTimeout_byAnsweringPings() async throws {
         // Pings every second and a 3 s idle timeout: a client that did not answer Pings
         // would be dropped during the 4 s hold.
-        var environment = Self.benchmarkLimits
-        environment["WHISPER_WS_PING_INTERVAL_SECONDS"] = "1"
-        environment["WHISPER_WS_IDLE_TIMEOUT_SECONDS"] = "3"
-        let server = try await TestServer(environment)
-        defer { server.stop() }
         var options = IdleOptions()
         options.connections = 20
         options.holdSeconds = 4
         options.serverPid = getpid()
-        let result = try await IdleScenario.run(options, connection: connection(server))
+        let result = try await onBenchServer(["WHISPER_WS_PING_INTERVAL_SECONDS": "1", "WHISPER_WS_IDLE_TIMEOUT_SECONDS": "3"]) {
+            try await IdleScenario.run(options, connection: $1)
+        }
         #expect(result.loggedIn == 20 && result.stayedOpen == 20, "\(result.report.summary)")
         #expect(result.ended.isEmpty)
         #expect(result.pingsAnswered >= 20)

@@ -9,7 +9,7 @@ import Testing
         (1_795_000_000, "Wed, 18 Nov 2026 11:06:40 GMT"),
         (-1, "Wed, 31 Dec 1969 23:59:59 GMT"),
     ])
-    func formatsIMFFixdate(seconds: Int64, expected: String) {
+    func date_isFormattedAsIMFFixdate(seconds: Int64, expected: String) {
         #expect(HTTPDate.imfFixdate(secondsSince1970: seconds) == expected)
     }
 }

@@ -2,7 +2,7 @@ import Testing
 @testable import WhisperHTTP
 
 @Suite struct HTTPQueryParametersTests {
-    @Test func parsesPairsInOrder_andSkipsEmptyPieces() throws {
+    @Test func pairs_parseInOrder_andEmptyPiecesAreSkipped() throws {
         let params = try #require(HTTPQueryParameters(parsing: "a=1&&b&c=&a=2"))
         #expect(params.items.map(\.name) == ["a", "b", "c", "a"])
         #expect(params.values(for: "a") == ["1", "2"])

@@ -1,11 +1,12 @@
 import Testing
 @testable import WhisperHTTP
+import WhisperTesting
 
 @Suite struct HTTPRequestParserTests {
     static let postWithBody = "POST /reports?x=1 HTTP/1.1\r\nHost: relay.example\r\nContent-Type: application/json\r\n"
         + "Content-Length: 13\r\n\r\n{\"a\":\"hello\"}"
 
-    @Test func parsesSimpleGet() throws {
+    @Test func simpleGet_parses() throws {
         let req = try #require(request(parseOne("GET /health HTTP/1.1\r\nHost: a\r\n\r\n")))
         #expect(req.method == "GET")
         #expect(req.path == "/health")
@@ -201,17 +202,5 @@ import Testing
             }
             #expect(results == expected, "input \(input)")
         }
-    }
-}
-
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

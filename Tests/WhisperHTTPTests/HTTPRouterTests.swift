@@ -20,11 +20,11 @@ import Testing
         return nil
     }
 
-    @Test func matchesLiteralRoute() throws {
+    @Test func literalRoute_matches() throws {
         #expect(found(try Self.router().match(method: "GET", path: "/health"))?.0 == "health")
     }
 
-    @Test func extractsSingleSegmentParameters() throws {
+    @Test func singleSegmentParameters_areExtracted() throws {
         let router = try Self.router()
         let keys = try #require(found(router.match(method: "GET", path: "/users/WSP-ABCD-EFGH-IJKL/keys")))
         #expect(keys.0 == "keys")
@@ -134,7 +134,7 @@ import Testing
         }
     }
 
-    @Test func routerWorksWithRequestPath() throws {
+    @Test func router_matchesAParsedRequestsPath() throws {
         let req = try #require(request(parseOne("GET /users/WSP-1/keys?x=1 HTTP/1.1\r\nHost: h\r\n\r\n")))
         #expect(found(try Self.router().match(method: req.method, path: req.path))?.1["whisperId"] == "WSP-1")
     }

@@ -25,7 +25,7 @@ import Testing
         F.error { () throws(PayloadError) in _ = try AttachmentPointer.optional(in: ["attachment": .object(object)], limits: limits) }
     }
 
-    @Test func parses_keepingWhatTheServerRecords() throws {
+    @Test func validPointer_parses_keepingWhatTheServerRecords() throws {
         let parsed = try AttachmentPointer.optional(in: ["attachment": .object(try Self.valid())], limits: .default)
         #expect(parsed == AttachmentPointer(objectKey: "att/2026/01/0f8fad5b-d9cb-469f-a165-70867728950e.bin",
                                             contentType: "image/jpeg", ciphertextSize: 123_456))
@@ -92,7 +92,7 @@ import Testing
          .wrongLength(field: "attachment.fileKeyBox.nonce", expectedBytes: 24, actualBytes: 25)),
         (["fileKeyBox", "ciphertext"], .array([]), .wrongType(field: "attachment.fileKeyBox.ciphertext", expected: .string)),
     ] as [([String], JSONValue?, PayloadError)])
-    func rejects(_ path: [String], _ value: JSONValue?, _ expected: PayloadError) throws {
+    func invalidMember_isRejected(_ path: [String], _ value: JSONValue?, _ expected: PayloadError) throws {
         #expect(Self.error(try Self.with(path, value)) == expected)
     }
 

@@ -1,5 +1,6 @@
 import Testing
 @testable import WhisperProtocol
+import WhisperTesting
 
 @Suite struct Base64Tests {
     // RFC 4648 §10 test vectors.
@@ -9,22 +10,22 @@ import Testing
     ]
 
     @Test(arguments: rfcVectors)
-    func encodesRFC4648Vectors(_ plain: String, _ encoded: String) {
+    func rfc4648Vectors_encode(_ plain: String, _ encoded: String) {
         #expect(Base64.encode(Array(plain.utf8)) == encoded)
     }
 
     @Test(arguments: rfcVectors)
-    func decodesRFC4648Vectors(_ plain: String, _ encoded: String) {
+    func rfc4648Vectors_decode(_ plain: String, _ encoded: String) {
         #expect(Base64.decode(encoded) == Array(plain.utf8))
         #expect(Base64.decodedByteCount(validating: encoded) == plain.utf8.count)
     }
 
-    @Test func usesTheStandardAlphabetIncludingPlusAndSlash() {
+    @Test func alphabet_isTheStandardOne_includingPlusAndSlash() {
         #expect(Base64.encode([0xFB, 0xFF, 0xBF]) == "+/+/")
         #expect(Base64.decode("+/+/") == [0xFB, 0xFF, 0xBF])
     }
 
-    @Test func roundTripsEveryLengthAndByteValue() {
+    @Test func everyLengthAndByteValue_roundTrips() {
         var generator = SplitMix64(seed: 42)
         for length in 0..<200 {
             let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
@@ -45,12 +46,12 @@ import Testing
         "Zm9v!", "Zm9\u{0}",
         "Zm9vé===",
     ])
-    func rejectsNonStrictInput(_ input: String) {
+    func nonStrictInput_isRejected(_ input: String) {
         #expect(Base64.decode(input) == nil, "\(input)")
         #expect(Base64.decodedByteCount(validating: input) == nil, "\(input)")
     }
 
-    @Test func everyByteStringHasExactlyOneAcceptedEncoding() {
+    @Test func everyByteString_hasExactlyOneAcceptedEncoding() {
         // For 1- and 2-byte tails, flipping any pad bit makes the text invalid.
         for last in UInt8(0)..<64 {
             let twoChar = "A" + String(Character(Unicode.Scalar(Base64.alphabet[Int(last)]))) + "=="
@@ -60,7 +61,7 @@ import Testing
         }
     }
 
-    @Test func decodesFromByteSlices() {
+    @Test func byteSlices_decode() {
         let bytes = Array("xZm9vx".utf8)
         #expect(Base64.decode(bytes[1..<5]) == Array("foo".utf8))
     }

@@ -2,7 +2,7 @@ import Testing
 @testable import WhisperProtocol
 
 @Suite struct CanonicalSigningTests {
-    @Test func buildsTheExactSpecByteLayout() {
+    @Test func canonicalBytes_followTheSpecLayoutExactly() {
         let bytes = CanonicalSigning.signedBytes(
             messageType: "send_message",
             messageId: "3F2504E0-4F89-11D3-9A0C-0305E82C3301",
@@ -28,7 +28,7 @@ import Testing
         #expect(bytes.last == 0x0A)
     }
 
-    @Test func keepsFieldsExactlyAsReceived() {
+    @Test func fields_areKeptExactlyAsReceived() {
         // No case folding: the signer signed what it sent.
         let upper = CanonicalSigning.signedBytes(
             messageType: "group_send_message", messageId: "ABC", from: "f", toOrGroupId: "grp-X",
@@ -37,7 +37,7 @@ import Testing
         #expect(text(upper) == "v1\ngroup_send_message\nABC\nf\ngrp-X\n0\n\n\n")
     }
 
-    @Test func writesNegativeTimestampsInDecimal() {
+    @Test func negativeTimestamps_areWrittenInDecimal() {
         let bytes = CanonicalSigning.signedBytes(
             messageType: "call_end", messageId: "c", from: "a", toOrGroupId: "b",
             timestampMillis: -5, nonceBase64: "n", ciphertextBase64: "c"

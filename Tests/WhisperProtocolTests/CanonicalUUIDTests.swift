@@ -1,8 +1,9 @@
 import Testing
 @testable import WhisperProtocol
+import WhisperTesting
 
 @Suite struct CanonicalUUIDTests {
-    @Test func acceptsAnyCaseAndNormalisesToLowercase() {
+    @Test func anyCase_isAccepted_andNormalisedToLowercase() {
         #expect(CanonicalUUID("3F2504E0-4F89-11D3-9A0C-0305E82C3301")?.string == "3f2504e0-4f89-11d3-9a0c-0305e82c3301")
         #expect(CanonicalUUID("3f2504e0-4f89-11d3-9a0c-0305e82c3301")?.string == "3f2504e0-4f89-11d3-9a0c-0305e82c3301")
         #expect(CanonicalUUID("3f2504E0-4f89-11D3-9a0c-0305e82C3301")?.string == "3f2504e0-4f89-11d3-9a0c-0305e82c3301")
@@ -15,19 +16,19 @@ import Testing
         "3g2504e0-4f89-11d3-9a0c-0305e82c3301", " 3f2504e0-4f89-11d3-9a0c-0305e82c3301",
         "3f2504e0-4f89-11d3-9a0c-0305e82c330é",
     ])
-    func rejectsAnythingButThe8_4_4_4_12Layout(_ input: String) {
+    func nonCanonicalLayouts_areRejected(_ input: String) {
         #expect(CanonicalUUID(input) == nil)
         #expect(!CanonicalUUID.isValid(input))
     }
 
-    @Test func comparesByValueIgnoringCase() {
+    @Test func comparison_isByValue_ignoringCase() {
         #expect(CanonicalUUID.equal("A0000000-0000-4000-8000-00000000000B", "a0000000-0000-4000-8000-00000000000b"))
         #expect(!CanonicalUUID.equal("a0000000-0000-4000-8000-00000000000b", "a0000000-0000-4000-8000-00000000000c"))
         #expect(!CanonicalUUID.equal("not-a-uuid", "not-a-uuid"))
         #expect(CanonicalUUID("ABCDEF00-0000-4000-8000-000000000000") == CanonicalUUID("abcdef00-0000-4000-8000-000000000000"))
     }
 
-    @Test func randomUUIDsAreVersion4AndValid() {
+    @Test func randomUUIDs_areVersion4AndValid() {
         var generator = SplitMix64(seed: 1)
         var seen = Set<CanonicalUUID>()
         for _ in 0..<100 {
@@ -41,7 +42,7 @@ import Testing
         #expect(seen.count == 100)
     }
 
-    @Test func groupIDsArePrefixedLowercaseUUIDs() {
+    @Test func groupIDs_arePrefixedLowercaseUUIDs() {
         #expect(GroupID("grp-3F2504E0-4F89-11D3-9A0C-0305E82C3301")?.string == "grp-3f2504e0-4f89-11d3-9a0c-0305e82c3301")
         #expect(GroupID("GRP-3f2504e0-4f89-11d3-9a0c-0305e82c3301") == nil)
         #expect(GroupID("3f2504e0-4f89-11d3-9a0c-0305e82c3301") == nil)

@@ -18,7 +18,7 @@ import Testing
         F.error { () throws(PayloadError) in _ = try DeliveryReceiptPayload(parsing: payload) }
     }
 
-    @Test func parses_keepingTheIdAsSent_andLowercasedForLookups() throws {
+    @Test func validReceipt_parses_keepingTheIdAsSent_andLowercasedForLookups() throws {
         let parsed = try DeliveryReceiptPayload(parsing: Self.receipt())
         #expect(parsed.messageIdText == F.messageId)
         #expect(parsed.messageId.string == F.messageId.lowercased())
@@ -28,20 +28,20 @@ import Testing
         #expect(parsed.timestamp == F.timestamp)
     }
 
-    @Test func parsesAReadReceipt_andTimestampZero() throws {
+    @Test func readReceiptWithTimestampZero_parses() throws {
         let parsed = try DeliveryReceiptPayload(parsing: Self.receipt([("status", "read"), ("timestamp", 0)]))
         #expect(parsed.status == .read)
         #expect(parsed.timestamp == 0)
     }
 
-    @Test func theVersionsAndSessionToken_areAllowedButNotRequired() throws {
+    @Test func versionsAndSessionToken_areAllowedButNotRequired() throws {
         // The gateway checks them before the handler; the payload type only has to allow them.
         let bare = Self.receipt([("protocolVersion", nil), ("cryptoVersion", nil), ("sessionToken", nil)])
         #expect(Self.error(bare) == nil)
     }
 
     @Test(arguments: ["messageId", "from", "to", "status", "timestamp"])
-    func rejects_aMissingMember(_ key: String) {
+    func missingMember_isRejected(_ key: String) {
         #expect(Self.error(Self.receipt([(key, nil)])) == .missingField(key))
     }
 
@@ -58,7 +58,7 @@ import Testing
         ("timestamp", "1763820000000", .wrongType(field: "timestamp", expected: .int)),
         ("msgType", "text", .unknownField("msgType")),
     ])
-    func rejects(_ key: String, _ value: JSONValue, _ expected: PayloadError) {
+    func invalidMember_isRejected(_ key: String, _ value: JSONValue, _ expected: PayloadError) {
         #expect(Self.error(Self.receipt([(key, value)])) == expected)
     }
 

@@ -18,7 +18,7 @@ import Testing
                     == FetchPendingPayload(cursor: nil, limit: 50))
     }
 
-    @Test func parsesACursorAndLimit() throws {
+    @Test func cursorAndLimit_parse() throws {
         let parsed = try FetchPendingPayload(parsing: Self.payload([("cursor", "1763820000000-3"), ("limit", 7)]), limits: .default)
         #expect(parsed.cursor == PendingCursor(milliseconds: 1_763_820_000_000, sequence: 3))
         #expect(parsed.limit == 7)
@@ -50,7 +50,7 @@ import Testing
         ("limit", .double(50.0), .wrongType(field: "limit", expected: .int)),
         ("offset", 1, .unknownField("offset")),
     ])
-    func rejects(_ key: String, _ value: JSONValue, _ expected: PayloadError) {
+    func invalidMember_isRejected(_ key: String, _ value: JSONValue, _ expected: PayloadError) {
         #expect(Self.error(Self.payload([(key, value)])) == expected)
     }
 }

@@ -21,7 +21,7 @@ import Testing
         }
     }
 
-    @Test func typedAccessorsReturnValuesOfTheirKind() throws {
+    @Test func typedAccessors_returnValuesOfTheirKind() throws {
         let p = Self.payload
         #expect(try p.requireString("s") == "x")
         #expect(try p.requireInt64("i") == 5)
@@ -34,7 +34,7 @@ import Testing
         #expect(try p.optionalInt64("i") == 5)
     }
 
-    @Test func typedAccessorsNameTheFieldOnError() {
+    @Test func typedAccessors_nameTheField_onError() {
         let p = Self.payload
         #expect(error { try p.requireString("absent") } == .missingField("absent"))
         #expect(error { try p.requireString("i") } == .wrongType(field: "i", expected: .string))
@@ -44,7 +44,7 @@ import Testing
         #expect(PayloadError.missingField("to").message == "to is required")
     }
 
-    @Test func base64FieldsMustDecodeToTheExactLength() {
+    @Test func base64Fields_mustDecodeToTheExactLength() {
         let p = Self.payload
         #expect((try? p.requireBase64("nonce", exactByteCount: 24)) == Array(0..<24))
         #expect(error { try p.requireBase64("short", exactByteCount: 24) }
@@ -55,14 +55,14 @@ import Testing
         #expect(error { try p.requireBase64("i", exactByteCount: 24) } == .wrongType(field: "i", expected: .string))
     }
 
-    @Test func base64LengthCheckAtNAndNPlusOne() throws {
+    @Test func base64LengthCheck_holdsAtNAndNPlusOne() throws {
         let p = Self.payload
         #expect(try p.requireBase64Length("nonce", maxByteCount: 24) == 24)
         #expect(error { try p.requireBase64Length("nonce", maxByteCount: 23) } == .tooLarge(field: "nonce", maxBytes: 23))
         #expect(error { try p.requireBase64Length("bad", maxByteCount: 100) } == .invalidBase64(field: "bad"))
     }
 
-    @Test func textCiphertextLimitIs8016DecodedBytes() throws {
+    @Test func textCiphertextLimit_is8016DecodedBytes() throws {
         let max = Limits.default.maxTextCiphertextBytes
         let atLimit: JSONObject = ["ciphertext": .string(Base64.encode([UInt8](repeating: 7, count: max)))]
         let overLimit: JSONObject = ["ciphertext": .string(Base64.encode([UInt8](repeating: 7, count: max + 1)))]
@@ -71,7 +71,7 @@ import Testing
             == .tooLarge(field: "ciphertext", maxBytes: 8_016))
     }
 
-    @Test func idFieldsAreValidatedAndNormalised() throws {
+    @Test func idFields_areValidatedAndNormalised() throws {
         let p = Self.payload
         #expect(try p.requireUUID("uuid").string == "3f2504e0-4f89-11d3-9a0c-0305e82c3301")
         #expect(try p.requireWhisperID("wid").string == "WSP-ABCD-EFGH-IJ54")

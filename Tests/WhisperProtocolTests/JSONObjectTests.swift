@@ -2,13 +2,13 @@ import Testing
 @testable import WhisperProtocol
 
 @Suite struct JSONObjectTests {
-    @Test func keepsMembersInSourceOrder() throws {
+    @Test func members_stayInSourceOrder() throws {
         let object = try #require(try parseJSON(#"{"z":1,"a":2,"m":3}"#).objectValue)
         #expect(object.keys == ["z", "a", "m"])
         #expect(object.map(\.key) == ["z", "a", "m"])
     }
 
-    @Test func recordsTheRawByteSpanOfEachMemberValue() throws {
+    @Test func memberValues_recordTheirRawByteSpans() throws {
         let source = #"{ "s" : "a\u0041\n" , "n":-1.50e3,"o":{"x":[1, 2]},"b":true,"z":null }"#
         let bytes = Array(source.utf8)
         let object = try JSONParser.parseObject(bytes)
@@ -24,14 +24,14 @@ import Testing
         #expect(object["s"] == "aA\n")
     }
 
-    @Test func nestedObjectsRecordSpansInTheSameCoordinates() throws {
+    @Test func nestedObjects_recordSpansInTheSameCoordinates() throws {
         let bytes = Array(#"{"payload":{"ciphertext":"QUJD"}}"#.utf8)
         let payload = try #require(try JSONParser.parseObject(bytes)["payload"]?.objectValue)
         let span = try #require(payload.span(forKey: "ciphertext"))
         #expect(String(decoding: bytes[span], as: UTF8.self) == #""QUJD""#)
     }
 
-    @Test func subscriptSetterReplacesAppendsAndRemoves() {
+    @Test func subscriptSetter_replacesAppendsAndRemoves() {
         var object: JSONObject = ["a": 1, "b": 2]
         object["a"] = 10
         object["c"] = 3
@@ -40,25 +40,25 @@ import Testing
         #expect(object["a"] == 10)
     }
 
-    @Test func replacingAValueForgetsItsSourceSpan() throws {
+    @Test func replacedValue_forgetsItsSourceSpan() throws {
         var object = try JSONParser.parseObject(Array(#"{"a":1}"#.utf8))
         #expect(object.span(forKey: "a") == 5..<6)
         object["a"] = 2
         #expect(object.span(forKey: "a") == nil)
     }
 
-    @Test func equalityIsOrderSensitiveAndIgnoresSpans() throws {
+    @Test func equality_isOrderSensitive_andIgnoresSpans() throws {
         let parsed = try JSONParser.parseObject(Array(#"{"a":1,"b":2}"#.utf8))
         #expect(parsed == ["a": 1, "b": 2])
         #expect(parsed != ["b": 2, "a": 1])
     }
 
-    @Test func lookupIsByteExact() {
+    @Test func lookup_isByteExact() {
         let object: JSONObject = ["K": 1]
         #expect(object["\u{212A}"] == nil)
     }
 
-    @Test func valueAccessorsMatchOnlyTheirKind() throws {
+    @Test func valueAccessors_matchOnlyTheirKind() throws {
         let value = try parseJSON(#"{"i":1,"d":1.0,"s":"x","b":false,"a":[],"o":{},"n":null}"#)
         #expect(value["i"]?.int64Value == 1)
         #expect(value["d"]?.int64Value == nil)

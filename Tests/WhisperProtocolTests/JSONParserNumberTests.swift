@@ -1,16 +1,17 @@
 import Testing
 @testable import WhisperProtocol
+import WhisperTesting
 
 @Suite struct JSONParserNumberTests {
     @Test(arguments: [
         ("0", Int64(0)), ("-0", 0), ("7", 7), ("-7", -7), ("1730000000000", 1_730_000_000_000),
         ("9007199254740993", 9_007_199_254_740_993), ("9223372036854775807", .max), ("-9223372036854775808", .min),
     ])
-    func integersThatFitInt64StayIntegers(_ input: String, _ expected: Int64) throws {
+    func integersThatFitInt64_stayIntegers(_ input: String, _ expected: Int64) throws {
         #expect(try parseJSON(input) == .int(expected))
     }
 
-    @Test func integersBeyondInt64BecomeDoubles() throws {
+    @Test func integersBeyondInt64_becomeDoubles() throws {
         #expect(try parseJSON("9223372036854775808") == .double(9_223_372_036_854_775_808))
         #expect(try parseJSON("-9223372036854775809") == .double(-0x1p63))
         #expect(try parseJSON("123456789012345678901234567890") == .double(1.2345678901234568e29))
@@ -26,7 +27,7 @@ import Testing
         ("9007199254740993.0", 0x1p53), // 2^53 + 1 rounds to even
         ("1e0000000000000000000001", 10),
     ])
-    func numbersWithFractionOrExponentAreCorrectlyRoundedDoubles(_ input: String, _ expected: Double) throws {
+    func numbersWithFractionOrExponent_areCorrectlyRoundedDoubles(_ input: String, _ expected: Double) throws {
         let value = try parseJSON(input)
         guard case let .double(parsed) = value else {
             Issue.record("expected a double for \(input), got \(value)")
@@ -35,7 +36,7 @@ import Testing
         #expect(parsed.bitPattern == expected.bitPattern, "\(input)")
     }
 
-    @Test func negativeZeroKeepsItsSign() throws {
+    @Test func negativeZero_keepsItsSign() throws {
         #expect(try parseJSON("-0.0").doubleValue?.sign == .minus)
         #expect(try parseJSON("-0e5").doubleValue?.sign == .minus)
     }
@@ -49,16 +50,16 @@ import Testing
         ("Infinity", .unexpectedByte(UInt8(ascii: "I"))), ("-Infinity", .invalidNumber),
         ("1e400", .numberOutOfRange), ("-1e400", .numberOutOfRange),
     ])
-    func rejectsNumbersOutsideTheGrammar(_ input: String, _ kind: JSONError.Kind) {
+    func numbersOutsideTheGrammar_areRejected(_ input: String, _ kind: JSONError.Kind) {
         #expect(jsonError(input)?.kind == kind, "\(input)")
     }
 
     @Test(arguments: ["1.5.2", "0x1F", "1_000", "1,5", "0.1e1.5"])
-    func rejectsNumbersFollowedByStrayCharacters(_ input: String) {
+    func numbersFollowedByStrayCharacters_areRejected(_ input: String) {
         #expect(jsonError(input)?.kind == .trailingData)
     }
 
-    @Test func numberLengthLimitAtNAndNPlusOne() throws {
+    @Test func numberLengthLimit_holdsAtNAndNPlusOne() throws {
         let limits = JSONLimits(maxNumberBytes: 5)
         _ = try parseJSON("12345", limits: limits)
         _ = try parseJSON("-1.25", limits: limits)
@@ -66,12 +67,12 @@ import Testing
         #expect(jsonError("1.2345", limits: limits)?.kind == .numberTooLong)
     }
 
-    @Test func numbersEndAtStructuralCharacters() throws {
+    @Test func numbers_endAtStructuralCharacters() throws {
         #expect(try parseJSON("[1,-2,3.5,4e1]") == [1, -2, 3.5, 40.0])
         #expect(try parseJSON(#"{"a":0}"#) == ["a": 0])
     }
 
-    @Test func doublesRoundTripThroughTheWriter() throws {
+    @Test func doubles_roundTripThroughTheWriter() throws {
         var generator = SplitMix64(seed: 7)
         for _ in 0..<2_000 {
             let value = Double(bitPattern: generator.next())

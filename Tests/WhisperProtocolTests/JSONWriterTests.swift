@@ -8,7 +8,7 @@ import Testing
         return text(writer.bytes)
     }
 
-    @Test func placesCommasBetweenMembersAndElementsAtEveryLevel() {
+    @Test func commas_separateMembersAndElements_atEveryLevel() {
         let json = written { w in
             w.beginObject()
             w.member("a", Int64(1))
@@ -38,11 +38,11 @@ import Testing
         ("\u{2028}", "\"\u{2028}\""),
         ("", #""""#),
     ])
-    func escapesOnlyWhatRFC8259Requires(_ input: String, _ expected: String) {
+    func strings_escapeOnlyWhatRFC8259Requires(_ input: String, _ expected: String) {
         #expect(written { $0.string(input) } == expected)
     }
 
-    @Test func escapesKeysToo() {
+    @Test func keys_areEscapedToo() {
         #expect(written { w in w.beginObject(); w.member("a\"b", "c"); w.endObject() } == #"{"a\"b":"c"}"#)
     }
 
@@ -50,7 +50,7 @@ import Testing
         (Int64(0), "0"), (7, "7"), (-7, "-7"), (10, "10"), (1_730_000_000_000, "1730000000000"),
         (.max, "9223372036854775807"), (.min, "-9223372036854775808"),
     ])
-    func writesIntegersInDecimal(_ value: Int64, _ expected: String) {
+    func integers_areWrittenInDecimal(_ value: Int64, _ expected: String) {
         #expect(written { $0.int(value) } == expected)
     }
 
@@ -58,14 +58,14 @@ import Testing
         (0.1, "0.1"), (1.0, "1.0"), (-0.0, "-0.0"), (1e16, "1e+16"), (1e-7, "1e-07"), (5e-324, "5e-324"),
         (1.7976931348623157e308, "1.7976931348623157e+308"), (0.30000000000000004, "0.30000000000000004"),
     ])
-    func writesDoublesInShortestRoundTripForm(_ value: Double, _ expected: String) throws {
+    func doubles_areWrittenInShortestRoundTripForm(_ value: Double, _ expected: String) throws {
         var writer = JSONWriter()
         try writer.double(value)
         #expect(text(writer.bytes) == expected)
         #expect(try JSONParser.parse(writer.bytes).doubleValue?.bitPattern == value.bitPattern)
     }
 
-    @Test func rejectsNonFiniteDoubles() {
+    @Test func nonFiniteDoubles_areRejected() {
         for value in [Double.nan, .infinity, -.infinity] {
             var writer = JSONWriter()
             #expect(throws: JSONError(.nonFiniteNumber, at: 0)) { try writer.double(value) }
@@ -73,7 +73,7 @@ import Testing
         }
     }
 
-    @Test func splicesRawBytesAsOneValue() {
+    @Test func rawBytes_areSplicedAsOneValue() {
         let source = Array(#"{"c":"QUJD","n":[1, 2]}"#.utf8)
         let json = written { w in
             w.beginObject()
@@ -85,7 +85,7 @@ import Testing
         #expect(json == #"{"a":"QUJD","b":[1, 2]}"#)
     }
 
-    @Test func writesValuesThatParseBackEqual() throws {
+    @Test func writtenValues_parseBackEqual() throws {
         let value: JSONValue = [
             "type": "message_received",
             "payload": ["s": "é\n\"\u{1}👍", "i": -42, "d": 2.5, "a": [true, false, nil, [], [:]]],
@@ -96,7 +96,7 @@ import Testing
         #expect(value.description == text(writer.bytes))
     }
 
-    @Test func roundTripsEveryScalarThroughEscaping() throws {
+    @Test func everyScalar_roundTripsThroughEscaping() throws {
         // All of U+0000–U+00FF plus samples from each UTF-8 length class.
         var scalars = (0...0xFF).compactMap(Unicode.Scalar.init)
         scalars += [0x7FF, 0x800, 0xD7FF, 0xE000, 0xFFFD, 0xFFFF, 0x10000, 0x1F44D, 0x10FFFF].compactMap(Unicode.Scalar.init)
@@ -107,7 +107,7 @@ import Testing
         #expect(try JSONParser.parse(writer.bytes) == .string(string))
     }
 
-    @Test func memberOverloadsWriteTheExpectedTypes() throws {
+    @Test func memberOverloads_writeTheExpectedTypes() throws {
         let json = written { w in
             w.beginObject()
             w.member("s", "x")

@@ -2,7 +2,7 @@ import Testing
 @testable import WhisperProtocol
 
 @Suite struct LimitsTests {
-    @Test func defaultsAreTheSpecValues() {
+    @Test func defaults_areTheSpecValues() {
         let limits = Limits.default
         #expect(limits.maxWebSocketMessageBytes == 512_000)
         #expect(limits.maxTextPlaintextBytes == 8_000)
@@ -26,7 +26,7 @@ import Testing
         #expect(limits.maxFileKeyBoxCiphertextBytes == 256)
     }
 
-    @Test func frameJSONLimitsFollowTheFrameLimits() {
+    @Test func frameJSONLimits_followTheFrameLimits() {
         var limits = Limits()
         limits.maxWebSocketMessageBytes = 1_000
         limits.maxJSONDepth = 8
@@ -38,7 +38,7 @@ import Testing
         ("image/png", 15_000_000), ("image/", 15_000_000), ("audio/aac", 25_000_000),
         ("video/mp4", 50_000_000), ("application/pdf", 50_000_000), ("IMAGE/PNG", 50_000_000), ("", 50_000_000),
     ])
-    func attachmentCapDependsOnContentTypePrefix(_ contentType: String, _ cap: Int) {
+    func attachmentCap_dependsOnContentTypePrefix(_ contentType: String, _ cap: Int) {
         #expect(Limits.default.maxAttachmentBytes(contentType: contentType) == cap)
     }
 }

@@ -2,7 +2,7 @@ import Testing
 @testable import WhisperProtocol
 
 @Suite struct MessageKindTests {
-    @Test func rawValuesAreTheWireNames() {
+    @Test func rawValues_areTheWireNames() {
         #expect(MessageKind.allCases.map(\.rawValue) == ["text", "image", "voice", "file", "system"])
     }
 

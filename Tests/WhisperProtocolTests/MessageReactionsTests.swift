@@ -48,7 +48,7 @@ import Testing
         (.object(["👍": .array(["WSP-ABCD-EFGH-IJ55"])]), .invalidWhisperID(field: "reactions")),
         (.object(["👍": .array(["wsp-abcd-efgh-ij54"])]), .invalidWhisperID(field: "reactions")),
     ])
-    func rejects(_ value: JSONValue, _ expected: PayloadError) {
+    func invalidReactions_areRejected(_ value: JSONValue, _ expected: PayloadError) {
         #expect(Self.error(value) == expected)
     }
 }

@@ -3,14 +3,14 @@ import Testing
 
 @Suite struct PendingCursorTests {
     @Test(arguments: ["0-0", "1-2", "1763820000000-0", "1763820000000-17", "18446744073709551615-18446744073709551615"])
-    func roundTripsCanonicalText(_ text: String) throws {
+    func canonicalText_roundTrips(_ text: String) throws {
         let cursor = try #require(PendingCursor(text))
         #expect(cursor.text == text)
         #expect(PendingCursor(milliseconds: cursor.milliseconds, sequence: cursor.sequence) == cursor)
         #expect(PendingCursor(cursor.text) == cursor)
     }
 
-    @Test func acceptsLeadingZeros_upToTwentyDigits_andWritesTheCanonicalForm() throws {
+    @Test func leadingZeros_areAccepted_upToTwentyDigits_andWrittenInCanonicalForm() throws {
         let cursor = try #require(PendingCursor("00000000000000000001-007"))
         #expect(cursor == PendingCursor(milliseconds: 1, sequence: 7))
         #expect(cursor.text == "1-7")
@@ -24,11 +24,11 @@ import Testing
         "000000000000000000001-0", "0-000000000000000000001", // 21 digits
         "123456789012345678901234567890-1",
     ])
-    func rejectsWithoutTrapping(_ text: String) {
+    func invalidText_isRejected_withoutTrapping(_ text: String) {
         #expect(PendingCursor(text) == nil)
     }
 
-    @Test func ordersByMillisecondsThenSequence() {
+    @Test func cursors_orderByMillisecondsThenSequence() {
         let a = PendingCursor(milliseconds: 1, sequence: 9)
         let b = PendingCursor(milliseconds: 2, sequence: 0)
         let c = PendingCursor(milliseconds: 2, sequence: 1)

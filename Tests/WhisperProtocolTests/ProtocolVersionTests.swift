@@ -11,7 +11,7 @@ import Testing
         }
     }
 
-    @Test func acceptsVersionOneForBoth() {
+    @Test func versionOne_isAccepted_forBoth() {
         #expect(check(["protocolVersion": 1, "cryptoVersion": 1]) == nil)
     }
 
@@ -26,13 +26,13 @@ import Testing
     ]
 
     @Test(arguments: invalid)
-    func rejectsMissingWrongTypeOrUnknownVersions(_ payload: JSONObject, _ expected: PayloadError) {
+    func missingWrongTypeOrUnknownVersions_areRejected(_ payload: JSONObject, _ expected: PayloadError) {
         let error = check(payload)
         #expect(error == expected)
         #expect(error?.code == .invalidPayload)
     }
 
-    @Test func messagesAreHumanReadable() {
+    @Test func messages_areHumanReadable() {
         #expect(check(["protocolVersion": 1.0, "cryptoVersion": 1])?.message == "protocolVersion must be an integer")
         #expect(check(["protocolVersion": 3, "cryptoVersion": 1])?.message == "protocolVersion must be 1")
     }

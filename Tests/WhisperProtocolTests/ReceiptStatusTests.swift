@@ -2,7 +2,7 @@ import Testing
 @testable import WhisperProtocol
 
 @Suite struct ReceiptStatusTests {
-    @Test func rawValuesAreTheWireNames() {
+    @Test func rawValues_areTheWireNames() {
         #expect(ReceiptStatus.allCases.map(\.rawValue) == ["delivered", "read"])
     }
 

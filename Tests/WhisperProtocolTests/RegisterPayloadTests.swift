@@ -48,7 +48,7 @@ import Testing
         ("protocolVersion", 2, .unsupportedVersion(field: "protocolVersion", expected: 1)),
         ("sessionToken", "x", .unknownField("sessionToken")),
     ])
-    func begin_rejects(_ key: String, _ value: JSONValue, _ expected: PayloadError) {
+    func begin_rejectsInvalidMembers(_ key: String, _ value: JSONValue, _ expected: PayloadError) {
         #expect(error { () throws(PayloadError) in _ = try RegisterBeginPayload(parsing: Self.begin([(key, value)])) } == expected)
     }
 
@@ -72,7 +72,7 @@ import Testing
         ("cryptoVersion", 1.0, .wrongType(field: "cryptoVersion", expected: .int)),
         ("extra", true, .unknownField("extra")),
     ] as [(String, JSONValue?, PayloadError)])
-    func proof_rejects(_ key: String, _ value: JSONValue?, _ expected: PayloadError) {
+    func proof_rejectsInvalidMembers(_ key: String, _ value: JSONValue?, _ expected: PayloadError) {
         #expect(error { () throws(PayloadError) in _ = try RegisterProofPayload(parsing: Self.proof([(key, value)]), limits: .default) } == expected)
     }
 

@@ -8,7 +8,7 @@ import Testing
 
     // MARK: Accepted payloads
 
-    @Test func parses_aValidFrame_lowercasingTheIdOnlyForKeys() throws {
+    @Test func validFrame_parses_lowercasingTheIdOnlyForKeys() throws {
         let parsed = try valid.parse()
         #expect(parsed.messageId.string == F.messageId.lowercased())
         #expect(parsed.messageIdText == F.messageId)
@@ -93,11 +93,11 @@ import Testing
     }
 
     @Test(arguments: MessageKind.allCases)
-    func acceptsEveryMessageKind(_ kind: MessageKind) throws {
+    func everyMessageKind_isAccepted(_ kind: MessageKind) throws {
         #expect(try valid.with("msgType", F.quoted(kind.rawValue)).parse().kind == kind)
     }
 
-    @Test func acceptsTimestampZero() throws {
+    @Test func timestampZero_isAccepted() throws {
         #expect(try valid.with("timestamp", "0").parse().timestamp == 0)
     }
 
@@ -129,7 +129,7 @@ import Testing
     // MARK: Rejected payloads
 
     @Test(arguments: SendMessagePayload.deliveredKeys)
-    func rejects_aMissingRequiredMember(_ key: String) throws {
+    func missingRequiredMember_isRejected(_ key: String) throws {
         #expect(try valid.with(key, nil).error() == .missingField(key))
     }
 
@@ -168,11 +168,11 @@ import Testing
         ("groupId", #""grp-1""#, .unknownField("groupId")),
         ("MessageId", #""x""#, .unknownField("MessageId")),
     ] as [(String, String, PayloadError)])
-    func rejects(_ key: String, _ raw: String, _ expected: PayloadError) throws {
+    func invalidMember_isRejected(_ key: String, _ raw: String, _ expected: PayloadError) throws {
         #expect(try valid.with(key, raw).error() == expected)
     }
 
-    @Test func reportsAnUnknownMemberBeforeAnyOtherProblem() throws {
+    @Test func unknownMember_isReported_beforeAnyOtherProblem() throws {
         #expect(try valid.with([("messageId", "1"), ("extra", "1")]).error() == .unknownField("extra"))
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WhisperProtocol
+import WhisperTesting
 
 @Suite struct WhisperIDTests {
     struct Vector: Sendable, CustomTestStringConvertible {
@@ -31,7 +32,7 @@ import Testing
         return Fixture(vectors: vectors, invalid: invalid)
     }
 
-    @Test func fixtureVectorsMatchMakeAndValidate() throws {
+    @Test func fixtureVectors_matchMakeAndValidate() throws {
         let fixture = try Self.loadFixture()
         #expect(fixture.vectors.count >= 8)
         for vector in fixture.vectors {
@@ -55,7 +56,7 @@ import Testing
         for id in fixture.invalid { #expect(doc.contains("`\(id)`"), "\(id)") }
     }
 
-    @Test func fixtureInvalidIDsAreRejected() throws {
+    @Test func fixtureInvalidIDs_areRejected() throws {
         let fixture = try Self.loadFixture()
         #expect(fixture.invalid.count >= 5)
         for id in fixture.invalid {
@@ -68,11 +69,11 @@ import Testing
         (Array(0..<10), "WSP-ABCD-EFGH-IJ54"),
         ([7, 4, 18, 15, 4, 17, 0, 11, 8, 19], "WSP-HESP-ERAL-IT3A"),
     ])
-    func makesTheDocumentedIDs(_ random: [UInt8], _ id: String) {
+    func make_producesTheDocumentedIDs(_ random: [UInt8], _ id: String) {
         #expect(WhisperID.make(randomCharacters: random)?.string == id)
     }
 
-    @Test func makeRejectsWrongCountOrOutOfRangeSymbols() {
+    @Test func make_rejectsWrongCountOrOutOfRangeSymbols() {
         #expect(WhisperID.make(randomCharacters: Array(repeating: 0, count: 9)) == nil)
         #expect(WhisperID.make(randomCharacters: Array(repeating: 0, count: 11)) == nil)
         #expect(WhisperID.make(randomCharacters: [32] + Array(repeating: 0, count: 9)) == nil)
@@ -83,11 +84,11 @@ import Testing
         "WSPABCD-EFGH-IJ54-", "WSP-ABCD_EFGH-IJ54", "WSP-ABCD-EFGH-IJ5\u{0}", "WSP-ABCD-EFGH-IJ50",
         "WSP-ABCD-EFGH-IJ58", "WSP-ÅBCD-EFGH-IJ54", "", "WSP-",
     ])
-    func rejectsNonCanonicalText(_ input: String) {
+    func nonCanonicalText_isRejected(_ input: String) {
         #expect(WhisperID.validate(input) == nil)
     }
 
-    @Test func randomIDsAreValid() {
+    @Test func randomIDs_areValid() {
         var generator = SplitMix64(seed: 99)
         for _ in 0..<1_000 {
             let id = WhisperID.random(using: &generator)
@@ -99,7 +100,7 @@ import Testing
     /// The code is linear, so an error pattern is detected on every id iff its syndrome is non-zero.
     /// This checks all 63,798 patterns touching one or two of the 12 positions: a proof by exhaustion
     /// that every substitution and every transposition (adjacent or not) is detected.
-    @Test func everyErrorInAtMostTwoPositionsHasANonZeroSyndrome() {
+    @Test func everyErrorInAtMostTwoPositions_hasANonZeroSyndrome() {
         var undetected = 0
         for j in 0..<12 {
             for e in UInt8(1)..<32 {
@@ -118,7 +119,7 @@ import Testing
         #expect(undetected == 0)
     }
 
-    @Test func detectsEverySubstitutionAndAdjacentTranspositionOnRandomIDs() {
+    @Test func everySubstitutionAndAdjacentTransposition_isDetected_onRandomIDs() {
         var generator = SplitMix64(seed: 2026)
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
         let positions = [4, 5, 6, 7, 9, 10, 11, 12, 14, 15, 16, 17]   // symbol positions in the text
@@ -143,7 +144,7 @@ import Testing
         #expect(checked > 100_000)
     }
 
-    @Test func gf32IsAFieldWithAlphaAsGenerator() {
+    @Test func gf32_isAField_withAlphaAsGenerator() {
         var powers = Set<UInt8>()
         for n in 0..<31 { powers.insert(GF32.alphaPower(n)) }
         #expect(powers.count == 31)

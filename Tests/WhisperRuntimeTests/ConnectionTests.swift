@@ -91,7 +91,7 @@ func onLoopThrowing(_ loop: EventLoop, _ body: @escaping @Sendable () throws -> 
         defer { server.shutdown() }
         let client = try TestSocket(port: server.port)
         try client.send("flood")  // and never read
-        #expect(await eventually(10) { server.closes.get == [.slowConsumer] })
+        #expect(await eventually(within: 10) { server.closes.get == [.slowConsumer] })
     }
 
     @Test func peerClose_isReportedOnce() async throws {
@@ -109,7 +109,7 @@ func onLoopThrowing(_ loop: EventLoop, _ body: @escaping @Sendable () throws -> 
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let cert = dir.appendingPathComponent("cert.pem").path, key = dir.appendingPathComponent("key.pem").path
-        try Subprocess.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+        try await Subprocess.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
                              "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1"])
         let server = try await EchoServer(tls: try TLSContext(certificatePath: cert, keyPath: key))
         defer { server.shutdown() }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WhisperTesting
 @testable import WhisperRuntime
 
 @Suite struct EventLoopTests {

@@ -9,16 +9,6 @@ func onLoop<T: Sendable>(_ loop: EventLoop, _ body: @escaping @Sendable () -> T)
     }
 }
 
-/// Polls `condition` until it holds or `seconds` pass.
-func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        try? await Task.sleep(nanoseconds: 5_000_000)
-    }
-    return condition()
-}
-
 /// A thread-safe box for observations made on the loop.
 final class Box<T: Sendable>: Sendable {
     private let value: Mutex<T>

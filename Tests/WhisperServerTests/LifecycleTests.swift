@@ -6,40 +6,34 @@ import WhisperTesting
 @Suite(.serialized) struct LifecycleTests {
     /// Polls /ready until its status is `expected` (bounded).
     private func readyStatus(_ port: Int, becomes expected: Int, within seconds: Double = 15) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if let response = try? TestHTTP.get(port: port, "/ready"), response.status == expected { return true }
-            try? await Task.sleep(nanoseconds: 100_000_000)
+        await eventually(within: seconds, every: 0.1) { (try? TestHTTP.get(port: port, "/ready"))?.status == expected }
+    }
+
+    /// Stops `dependency`, expects /ready to fail on its `check` while the gateway still
+    /// answers, then starts it again and expects /ready to recover.
+    private func dependencyRestart(_ kind: PrivateService.Kind, check: String, environment: String,
+                                   recoversWithin seconds: Double) async throws {
+        try await withPrivateService(kind) { dependency in
+            let server = try await TestServer([environment: dependency.url])
+            defer { server.stop() }
+            #expect(await readyStatus(server.adminPort, becomes: 200))
+            try await dependency.stop()
+            #expect(await readyStatus(server.adminPort, becomes: 503))
+            let down = try TestHTTP.get(port: server.adminPort, "/ready")
+            #expect((down.json?["checks"] as? [String: String])?[check] == "fail")
+            let ws = try TestWebSocket(port: server.publicPort)  // the gateway still answers
+            #expect(try ws.request(["type": "ping", "payload": [:]])["type"] as? String == "pong")
+            try await dependency.start()
+            #expect(await readyStatus(server.adminPort, becomes: 200, within: seconds))
         }
-        return false
     }
 
     @Test func redisRestart_readyGoes503_thenRecovers_andTheServerKeepsServing() async throws {
-        let redis = try PrivateService(.redis)
-        let server = try await TestServer(["WHISPER_REDIS_URL": redis.url])
-        defer { server.stop() }
-        #expect(await readyStatus(server.adminPort, becomes: 200))
-        try redis.stop()
-        #expect(await readyStatus(server.adminPort, becomes: 503))
-        let down = try TestHTTP.get(port: server.adminPort, "/ready")
-        #expect((down.json?["checks"] as? [String: String])?["redis"] == "fail")
-        let ws = try TestWebSocket(port: server.publicPort)  // the gateway still answers
-        #expect(try ws.request(["type": "ping", "payload": [:]])["type"] as? String == "pong")
-        try redis.start()
-        #expect(await readyStatus(server.adminPort, becomes: 200))
+        try await dependencyRestart(.redis, check: "redis", environment: "WHISPER_REDIS_URL", recoversWithin: 15)
     }
 
     @Test func postgresRestart_readyGoes503_thenRecovers() async throws {
-        let pg = try PrivateService(.pg)
-        let server = try await TestServer(["WHISPER_DATABASE_URL": pg.url])
-        defer { server.stop() }
-        #expect(await readyStatus(server.adminPort, becomes: 200))
-        try pg.stop()
-        #expect(await readyStatus(server.adminPort, becomes: 503))
-        let down = try TestHTTP.get(port: server.adminPort, "/ready")
-        #expect((down.json?["checks"] as? [String: String])?["postgres"] == "fail")
-        try pg.start()
-        #expect(await readyStatus(server.adminPort, becomes: 200, within: 30))
+        try await dependencyRestart(.pg, check: "postgres", environment: "WHISPER_DATABASE_URL", recoversWithin: 30)
     }
 
     @Test func drain_closesWebSocketsWith1001_andStopsAccepting() async throws {
@@ -58,7 +52,7 @@ import WhisperTesting
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let cert = dir.appendingPathComponent("cert.pem").path, key = dir.appendingPathComponent("key.pem").path
-        try Subprocess.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+        try await Subprocess.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
                              "-days", "1", "-subj", "/CN=127.0.0.1"])
         let server = try await TestServer(["WHISPER_TLS_CERT": cert, "WHISPER_TLS_KEY": key])
         defer { server.stop() }

@@ -63,27 +63,10 @@ enum Messaging {
     /// Waits until the server has seen sockets close (its authenticated-connections gauge
     /// is down to `count`): until then it still writes to them, and what it writes to a
     /// socket the client already closed is gone.
-    static func waitForAuthenticated(_ server: TestServer, count: Double) async throws {
-        for _ in 0..<200 {
-            if try Identity.metricValue(server, "whisper_ws_authenticated_connections") == count { return }
-            try await Task.sleep(nanoseconds: 25_000_000)
+    static func waitForAuthenticated(_ server: TestServer, count: Double) async {
+        let closed = await eventually(within: 5, every: 0.025) {
+            (try? Identity.metricValue(server, "whisper_ws_authenticated_connections")) == count
         }
-        Issue.record("the server did not notice the closed socket")
-    }
-
-    static func uniquePrefix() -> String { "test-\(UUID().uuidString.prefix(8).lowercased()):" }
-
-    /// Waits until `count` nodes listen on their delivery channels and revocations.
-    static func waitForNodes(prefix: String, count: Int) async throws {
-        let redis = try Identity.redis()
-        for _ in 0..<200 {
-            if case .array(let reply) = try redis.command(["PUBSUB", "NUMSUB", prefix + "session-revocations"]),
-               reply.count == 2, case .integer(let n) = reply[1], n >= count,
-               case .array(let nodes) = try redis.command(["KEYS", prefix + "node:*"]), nodes.count >= count {
-                return
-            }
-            try await Task.sleep(nanoseconds: 50_000_000)
-        }
-        Issue.record("nodes did not come up")
+        if !closed { Issue.record("the server did not notice the closed socket") }
     }
 }

@@ -101,7 +101,7 @@ import WhisperTesting
         #expect(try Identity.metricValue(server, "whisper_messages_accepted_total{kind=\"direct\"}") == 1)
     }
 
-    @Test func offlineRecipient_120Messages_pageOutInOrder_inPagesOf50_exactlyOnce() async throws {
+    @Test func offlineRecipient_pagesOut120MessagesInOrder_inPagesOf50_exactlyOnce() async throws {
         let server = try await TestServer(["WHISPER_RATE_SEND": "1000/10"])
         defer { server.stop() }
         let alice = try Phone.online(server)
@@ -187,7 +187,7 @@ import WhisperTesting
         let alice = try Phone.online(server, aliceIdentity), bob = try Phone.online(server)
         let first = try alice.sendAccepted(to: bob.id), second = try alice.sendAccepted(to: bob.id)
         alice.ws.socket.close()
-        try await Messaging.waitForAuthenticated(server, count: 1)
+        await Messaging.waitForAuthenticated(server, count: 1)
         for _ in 0..<2 { #expect(try bob.ws.receiveJSON().frameType == "message_received") }
         for message in [first, second] {
             #expect(try bob.ws.receipt(messageId: message.messageId, from: bob.id, to: alice.id, token: bob.token)
@@ -209,7 +209,7 @@ import WhisperTesting
         let alice = try Phone.online(server), bob = try Phone.online(server)
         let message = try alice.sendAccepted(to: bob.id)
         alice.ws.socket.close()
-        try await Messaging.waitForAuthenticated(server, count: 1)
+        await Messaging.waitForAuthenticated(server, count: 1)
         #expect(try bob.ws.receiveJSON().frameType == "message_received")
         _ = try bob.ws.receipt(messageId: message.messageId, from: bob.id, to: alice.id, token: bob.token)
         // A reconnect that reuses the token (no new login).
@@ -221,12 +221,9 @@ import WhisperTesting
     }
 
     @Test func acrossNodes_liveDeliveryAndReceiptsGoThroughRedis() async throws {
-        let prefix = Messaging.uniquePrefix()
-        let nodeA = try await TestServer(["WHISPER_REDIS_PREFIX": prefix])
-        defer { nodeA.stop() }
-        let nodeB = try await TestServer(["WHISPER_REDIS_PREFIX": prefix])
-        defer { nodeB.stop() }
-        try await Messaging.waitForNodes(prefix: prefix, count: 2)
+        let cluster = try await TestCluster()
+        defer { cluster.stop() }
+        let (nodeA, nodeB) = (cluster.nodeA, cluster.nodeB)
         let alice = try Phone.online(nodeA), bob = try Phone.online(nodeB)
         let message = try alice.sendAccepted(to: bob.id)
         let received = try bob.ws.receiveJSON()

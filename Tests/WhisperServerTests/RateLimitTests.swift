@@ -43,7 +43,7 @@ import WhisperTesting
         #expect(try ws.registerBegin(TestIdentity()).errorCode == "RATE_LIMITED")
     }
 
-    @Test func theWindowSlides_andARefusedHitIsNotCharged() async throws {
+    @Test func window_slides_andARefusedHitIsNotCharged() async throws {
         let server = try await TestServer(["WHISPER_RATE_REGISTER_IP": "2/2"])
         defer { server.stop() }
         let ws = try TestWebSocket(port: server.publicPort)
@@ -58,12 +58,9 @@ import WhisperTesting
     }
 
     @Test func limits_holdAcrossNodes() async throws {
-        let prefix = "test-\(UUID().uuidString.prefix(8).lowercased()):"
-        let env = ["WHISPER_REDIS_PREFIX": prefix, "WHISPER_RATE_REGISTER_IP": "2/60"]
-        let nodeA = try await TestServer(env)
-        defer { nodeA.stop() }
-        let nodeB = try await TestServer(env)
-        defer { nodeB.stop() }
+        let cluster = try await TestCluster(["WHISPER_RATE_REGISTER_IP": "2/60"])
+        defer { cluster.stop() }
+        let (nodeA, nodeB) = (cluster.nodeA, cluster.nodeB)
         #expect(try TestWebSocket(port: nodeA.publicPort).registerBegin(TestIdentity()).frameType == "register_challenge")
         #expect(try TestWebSocket(port: nodeB.publicPort).registerBegin(TestIdentity()).frameType == "register_challenge")
         #expect(try TestWebSocket(port: nodeA.publicPort).registerBegin(TestIdentity()).errorCode == "RATE_LIMITED")

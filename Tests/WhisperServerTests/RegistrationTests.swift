@@ -99,40 +99,30 @@ import WhisperTesting
     }
 
     @Test func badSignature_isAuthFailed() async throws {
-        let server = try await TestServer()
+        let begun = try await Begun()
+        let (server, ws, identity, challenge) = (begun.server, begun.ws, begun.identity, begun.challenge)
         defer { server.stop() }
-        let ws = try TestWebSocket(port: server.publicPort)
-        let identity = TestIdentity()
-        let challenge = try ws.registerBegin(identity)
-        var frame = try TestWebSocket.proofFrame(identity, challenge: challenge)
         // Signed by another key than the one presented.
-        var payload = frame.payload
-        payload["signature"] = Data(TestSigningKey.random().sign([UInt8](repeating: 1, count: 32))).base64EncodedString()
-        frame["payload"] = payload
+        let signature = Data(TestSigningKey.random().sign([UInt8](repeating: 1, count: 32))).base64EncodedString()
+        let frame = try TestWebSocket.proofFrame(identity, challenge: challenge, extra: ["signature": signature])
         #expect(try ws.request(frame).errorCode == "AUTH_FAILED")
     }
 
     @Test func signatureOverAHashOfTheChallenge_isAuthFailed() async throws {
-        let server = try await TestServer()
+        let begun = try await Begun()
+        let (server, ws, identity, challenge) = (begun.server, begun.ws, begun.identity, begun.challenge)
         defer { server.stop() }
-        let ws = try TestWebSocket(port: server.publicPort)
-        let identity = TestIdentity()
-        let challenge = try ws.registerBegin(identity)
-        var frame = try TestWebSocket.proofFrame(identity, challenge: challenge)
         let bytes = Data(base64Encoded: challenge.payload["challenge"] as? String ?? "") ?? Data()
-        var payload = frame.payload
         // Contract §4: the raw 32 bytes are signed; a signature over anything else fails.
-        payload["signature"] = Data(identity.signing.sign(Array(bytes) + [0])).base64EncodedString()
-        frame["payload"] = payload
+        let signature = Data(identity.signing.sign(Array(bytes) + [0])).base64EncodedString()
+        let frame = try TestWebSocket.proofFrame(identity, challenge: challenge, extra: ["signature": signature])
         #expect(try ws.request(frame).errorCode == "AUTH_FAILED")
     }
 
     @Test func expiredChallenge_isAuthFailed() async throws {
-        let server = try await TestServer(["WHISPER_CHALLENGE_TTL_SECONDS": "1"])
+        let begun = try await Begun(["WHISPER_CHALLENGE_TTL_SECONDS": "1"])
+        let (server, ws, identity, challenge) = (begun.server, begun.ws, begun.identity, begun.challenge)
         defer { server.stop() }
-        let ws = try TestWebSocket(port: server.publicPort)
-        let identity = TestIdentity()
-        let challenge = try ws.registerBegin(identity)
         let expiresAt = challenge.payload["expiresAt"] as? Int64 ?? 0
         #expect(abs(expiresAt - Int64(Date().timeIntervalSince1970 * 1000) - 1_000) < 2_000)
         try await Task.sleep(nanoseconds: 2_200_000_000)
@@ -140,30 +130,24 @@ import WhisperTesting
     }
 
     @Test func reusedChallenge_isAuthFailed_evenAfterASuccessfulProof() async throws {
-        let server = try await TestServer()
+        let begun = try await Begun()
+        let (server, ws, identity, challenge) = (begun.server, begun.ws, begun.identity, begun.challenge)
         defer { server.stop() }
-        let ws = try TestWebSocket(port: server.publicPort)
-        let identity = TestIdentity()
-        let challenge = try ws.registerBegin(identity)
         let proof = try TestWebSocket.proofFrame(identity, challenge: challenge)
         #expect(try ws.request(proof).frameType == "register_ack")
         #expect(try ws.request(proof).errorCode == "AUTH_FAILED")
         // A failed proof also spends the challenge: one challenge, one attempt.
         let second = try ws.registerBegin(identity)
-        var bad = try TestWebSocket.proofFrame(identity, challenge: second)
-        var payload = bad.payload
-        payload["signature"] = Data([UInt8](repeating: 7, count: 64)).base64EncodedString()
-        bad["payload"] = payload
+        let signature = Data([UInt8](repeating: 7, count: 64)).base64EncodedString()
+        let bad = try TestWebSocket.proofFrame(identity, challenge: second, extra: ["signature": signature])
         #expect(try ws.request(bad).errorCode == "AUTH_FAILED")
         #expect(try ws.request(TestWebSocket.proofFrame(identity, challenge: second)).errorCode == "AUTH_FAILED")
     }
 
     @Test func proofFromAnotherDevice_orForAnotherIdentity_thanTheBegin_isAuthFailed() async throws {
-        let server = try await TestServer()
+        let begun = try await Begun()
+        let (server, ws, identity, challenge) = (begun.server, begun.ws, begun.identity, begun.challenge)
         defer { server.stop() }
-        let ws = try TestWebSocket(port: server.publicPort)
-        let identity = TestIdentity()
-        let challenge = try ws.registerBegin(identity)
         let otherDevice = TestIdentity(signing: identity.signing, encPublicKey: identity.encPublicKey)
         #expect(try ws.request(TestWebSocket.proofFrame(otherDevice, challenge: challenge)).errorCode == "AUTH_FAILED")
         // Begun as a new identity, proved as a recovery of someone's id.
@@ -261,7 +245,7 @@ import WhisperTesting
         #expect(try ws.request(atCap).frameType == "register_ack")
     }
 
-    @Test func redisHoldsOnlyTheTokenHash() async throws {
+    @Test func redis_holdsOnlyTheTokenHash() async throws {
         let server = try await TestServer()
         defer { server.stop() }
         let login = try TestWebSocket(port: server.publicPort).login(TestIdentity())
@@ -283,6 +267,26 @@ import WhisperTesting
             #expect(dump.firstRange(of: Array(token)) == nil, "\(key)")
             #expect(dump.firstRange(of: Array(login.sessionToken.utf8)) == nil, "\(key)")
             #expect(dump.firstRange(of: Array(tokenHex.utf8)) == nil, "\(key)")
+        }
+    }
+}
+
+/// A fresh server, a socket on it, a new identity and the `register_challenge` its
+/// `register_begin` got: where most proof tests start.
+private struct Begun {
+    let server: TestServer
+    let ws: TestWebSocket
+    let identity = TestIdentity()
+    let challenge: [String: Any]
+
+    init(_ overrides: [String: String] = [:]) async throws {
+        server = try await TestServer(overrides)
+        do {
+            ws = try TestWebSocket(port: server.publicPort)
+            challenge = try ws.registerBegin(identity)
+        } catch {
+            server.stop()
+            throw error
         }
     }
 }

@@ -23,12 +23,9 @@ import WhisperTesting
     }
 
     @Test func secondLogin_onAnotherNode_closesTheOldSocketThere() async throws {
-        let prefix = "test-\(UUID().uuidString.prefix(8).lowercased()):"
-        let nodeA = try await TestServer(["WHISPER_REDIS_PREFIX": prefix])
-        defer { nodeA.stop() }
-        let nodeB = try await TestServer(["WHISPER_REDIS_PREFIX": prefix])
-        defer { nodeB.stop() }
-        try await waitForSubscribers(prefix: prefix, count: 2)
+        let cluster = try await TestCluster()
+        defer { cluster.stop() }
+        let (nodeA, nodeB) = (cluster.nodeA, cluster.nodeB)
         let identity = TestIdentity()
         let old = try TestWebSocket(port: nodeA.publicPort)
         let first = try old.login(identity)
@@ -52,12 +49,9 @@ import WhisperTesting
     }
 
     @Test func banRevocation_closesEverySocketOfTheIdentity_with4003() async throws {
-        let prefix = "test-\(UUID().uuidString.prefix(8).lowercased()):"
-        let nodeA = try await TestServer(["WHISPER_REDIS_PREFIX": prefix])
-        defer { nodeA.stop() }
-        let nodeB = try await TestServer(["WHISPER_REDIS_PREFIX": prefix])
-        defer { nodeB.stop() }
-        try await waitForSubscribers(prefix: prefix, count: 2)
+        let cluster = try await TestCluster()
+        defer { cluster.stop() }
+        let (nodeA, nodeB, prefix) = (cluster.nodeA, cluster.nodeB, cluster.prefix)
         let ws = try TestWebSocket(port: nodeB.publicPort)
         let login = try ws.login(TestIdentity())
         // What the admin ban (a later issue) runs through AuthService.revokeAll.
@@ -157,36 +151,23 @@ import WhisperTesting
     }
 
     @Test func cachedSession_servesFramesWithoutRedis_andIsRevalidatedAfterTheSubscriberReconnects() async throws {
-        let redis = try PrivateService(.redis)
-        let server = try await TestServer(["WHISPER_REDIS_URL": redis.url])
-        defer { server.stop() }
-        let admin = try TestRedis(url: redis.url)
-        let ws = try TestWebSocket(port: server.publicPort)
-        let login = try ws.login(TestIdentity())
-        let token = try #require(Data(base64Encoded: login.sessionToken))
-        // The session disappears without a notice (as if the notice were lost).
-        _ = try admin.command(["DEL", server.config.redisPrefix + "session:" + sha256Hex(Array(token))])
-        // The socket's cache still vouches for it: the gate passes, the handler rejects the payload.
-        #expect(try ws.privileged("logout", token: login.sessionToken, extra: ["x": 1]).errorCode == "INVALID_PAYLOAD")
-        // The subscriber reconnects and every loop re-checks its cached sessions.
-        _ = try admin.command(["CLIENT", "KILL", "TYPE", "pubsub"])
-        var code: String?
-        for _ in 0..<50 where code != "NOT_REGISTERED" {
-            try await Task.sleep(nanoseconds: 100_000_000)
-            code = try ws.privileged("logout", token: login.sessionToken, extra: ["x": 1]).errorCode
+        try await withPrivateService(.redis) { redis in
+            let server = try await TestServer(["WHISPER_REDIS_URL": redis.url])
+            defer { server.stop() }
+            let admin = try TestRedis(url: redis.url)
+            let ws = try TestWebSocket(port: server.publicPort)
+            let login = try ws.login(TestIdentity())
+            let token = try #require(Data(base64Encoded: login.sessionToken))
+            // The session disappears without a notice (as if the notice were lost).
+            _ = try admin.command(["DEL", server.config.redisPrefix + "session:" + sha256Hex(Array(token))])
+            // The socket's cache still vouches for it: the gate passes, the handler rejects the payload.
+            #expect(try ws.privileged("logout", token: login.sessionToken, extra: ["x": 1]).errorCode == "INVALID_PAYLOAD")
+            // The subscriber reconnects and every loop re-checks its cached sessions.
+            _ = try admin.command(["CLIENT", "KILL", "TYPE", "pubsub"])
+            #expect(await eventually(within: 5, every: 0.1) {
+                (try? ws.privileged("logout", token: login.sessionToken, extra: ["x": 1]).errorCode) == "NOT_REGISTERED"
+            })
+            #expect(try Identity.metricValue(server, "whisper_ws_authenticated_connections") == 0)
         }
-        #expect(code == "NOT_REGISTERED")
-        #expect(try Identity.metricValue(server, "whisper_ws_authenticated_connections") == 0)
-    }
-
-    /// Waits until `count` nodes listen on the revocation channel of `prefix`.
-    private func waitForSubscribers(prefix: String, count: Int) async throws {
-        let redis = try Identity.redis()
-        for _ in 0..<100 {
-            if case .array(let reply) = try redis.command(["PUBSUB", "NUMSUB", prefix + "session-revocations"]),
-               reply.count == 2, case .integer(let n) = reply[1], n >= count { return }
-            try await Task.sleep(nanoseconds: 50_000_000)
-        }
-        Issue.record("revocation subscribers did not appear")
     }
 }

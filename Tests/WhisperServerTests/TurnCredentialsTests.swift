@@ -16,8 +16,8 @@ import WhisperTesting
     }
 
     /// A TURN allocation with `turnutils_uclient` (one client, one message through the relay).
-    static func allocate(port: String, username: String, password: String) -> Bool {
-        (try? Subprocess.run("/usr/bin/turnutils_uclient",
+    static func allocate(port: String, username: String, password: String) async -> Bool {
+        (try? await Subprocess.run("/usr/bin/turnutils_uclient",
                              ["-y", "-n", "1", "-m", "1", "-u", username, "-w", password, "-p", port, "127.0.0.1"])) != nil
     }
 
@@ -47,9 +47,9 @@ import WhisperTesting
         let expiry = try #require(Int64(parts[0]))
         #expect(expiry >= before + 600 && expiry <= before + 605)
 
-        #expect(Self.allocate(port: turn.port, username: username, password: credential))
-        #expect(!Self.allocate(port: turn.port, username: username, password: "A" + credential.dropFirst()))
-        #expect(!Self.allocate(port: turn.port, username: "\(expiry):WSP-AAAA-AAAA-AAAA", password: credential))
+        #expect(await Self.allocate(port: turn.port, username: username, password: credential))
+        #expect(await !Self.allocate(port: turn.port, username: username, password: "A" + credential.dropFirst()))
+        #expect(await !Self.allocate(port: turn.port, username: "\(expiry):WSP-AAAA-AAAA-AAAA", password: credential))
     }
 
     @Test func expiredCredentials_areRefusedByCoturn() async throws {
@@ -62,7 +62,7 @@ import WhisperTesting
         let username = try #require(payload["username"] as? String)
         let credential = try #require(payload["credential"] as? String)
         try await Task.sleep(nanoseconds: 2_200_000_000)
-        #expect(!Self.allocate(port: turn.port, username: username, password: credential))
+        #expect(await !Self.allocate(port: turn.port, username: username, password: credential))
     }
 
     @Test func withoutASession_isNotRegistered_andExtraMembersAreInvalid_andTheSocketKeepsWorking() async throws {

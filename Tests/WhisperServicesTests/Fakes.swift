@@ -1,6 +1,7 @@
 import WhisperOps
 import WhisperProtocol
 @testable import WhisperServices
+import WhisperTesting
 
 /// In-memory stores for the use-case tests. They answer synchronously, which the services
 /// must tolerate (the real stores answer later, on the loop).
@@ -96,16 +97,10 @@ final class FakeRateLimits: RateLimitStore {
 
 /// A deterministic byte stream (SplitMix64), so minted ids and tokens are reproducible.
 final class SeededRandom: RandomSource, @unchecked Sendable {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
+    private var generator: SplitMix64
+    init(seed: UInt64) { generator = SplitMix64(seed: seed) }
     func bytes(_ count: Int) -> [UInt8] {
-        (0..<count).map { _ in
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return UInt8(truncatingIfNeeded: z ^ (z >> 31))
-        }
+        (0..<count).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
     }
 }
 

@@ -3,7 +3,7 @@ import WhisperOps
 @testable import WhisperServices
 
 @Suite struct RateLimiterTests {
-    @Test func charges_everySubject_withItsScopesLimit() throws {
+    @Test func everySubject_isCharged_withItsScopesLimit() throws {
         let store = FakeRateLimits()
         var limits = RateLimits.defaults
         limits[.send, .identity] = RateLimit(count: 5, windowSeconds: 1)

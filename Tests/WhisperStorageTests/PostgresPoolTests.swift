@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WhisperRuntime
 @testable import WhisperStorage
+import WhisperTesting
 
 @Suite("PostgresPool against a real server")
 struct PostgresPoolTests {
@@ -161,7 +162,7 @@ struct PostgresPoolTests {
     }
 
     @Test func unreachableServer_failsFastWithConnectionError() async throws {
-        let port = try await ProcessRunner.freePort()
+        let port = try TestSocket.freePort()
         let pool = PostgresPool(url: "postgresql://nobody@127.0.0.1:\(port)/none", size: 1, log: TestEnvironment.log)
         defer { pool.shutdown() }
         for _ in 0..<3 {

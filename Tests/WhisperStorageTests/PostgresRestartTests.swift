@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 import WhisperStorage
+import WhisperTesting
 
 @Suite("PostgresPool across a server restart")
 struct PostgresRestartTests {
     @Test(.timeLimit(.minutes(3)))
     func restart_failsFastDuringOutage_andRecoversWithoutRestartingThePool() async throws {
-        try await withPrivatePostgres { server in
+        try await withPrivateService(.pg) { server in
             let pool = PostgresPool(configuration: PostgresConfiguration(url: server.url, poolSize: 2),
                                     log: TestEnvironment.log)
             defer { pool.shutdown() }
@@ -14,7 +15,7 @@ struct PostgresRestartTests {
             #expect(try await pool.query("SELECT 1").first?.int64(0) == 1)
             #expect(await eventually(within: 5) { pool.connectedWorkers == 2 })
 
-            try await server.stopServer()
+            try await server.stop()
             for _ in 0..<3 {
                 let (result, seconds) = await measure { await pgResult { try await pool.query("SELECT 1") } }
                 guard case .failure(let error) = result else {
@@ -26,7 +27,7 @@ struct PostgresRestartTests {
             }
             #expect(await pool.ping() == false)
 
-            try await server.startServer()
+            try await server.start()
             let (recovered, seconds) = await measure {
                 await eventually(within: 10, every: 0.1) { (try? await pool.query("SELECT 1")) != nil }
             }
@@ -40,8 +41,8 @@ struct PostgresRestartTests {
 
             // A restart nobody queried through: the idle sessions are stale, yet the first
             // query afterwards must succeed (the worker notices before using them).
-            try await server.stopServer()
-            try await server.startServer()
+            try await server.stop()
+            try await server.start()
             for _ in 0..<4 {
                 let result = await pgResult { try await pool.query("SELECT 1") }
                 #expect(result.failureValue == nil, "query on a stale session failed: \(result)")

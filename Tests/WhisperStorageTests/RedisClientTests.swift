@@ -3,11 +3,12 @@ import Synchronization
 import Testing
 import WhisperRuntime
 @testable import WhisperStorage
+import WhisperTesting
 
 @Suite("RedisClient against a real server")
 struct RedisClientTests {
     @Test func setGet_isBinarySafe_includingNULBytes() async throws {
-        guard let redis = try await RedisFixture.connect() else { return }
+        let redis = try await RedisFixture.connect()
         defer { redis.close() }
         let key = Array(redis.key("bin").utf8) + [0, 0xff, 0]
         let value: [UInt8] = [0, 1, 0, 255, 13, 10, 0x24, 0x2a, 0]
@@ -19,7 +20,7 @@ struct RedisClientTests {
     }
 
     @Test func pipelining_tenThousandCommands_repliesInOrder() async throws {
-        guard let redis = try await RedisFixture.connect() else { return }
+        let redis = try await RedisFixture.connect()
         defer { redis.close() }
         let client = redis.client
         let key = redis.key("counter")
@@ -43,7 +44,7 @@ struct RedisClientTests {
     }
 
     @Test func errorReply_isAValue_andTheConnectionStaysUsable() async throws {
-        guard let redis = try await RedisFixture.connect() else { return }
+        let redis = try await RedisFixture.connect()
         defer { redis.close() }
         let key = redis.key("text")
         _ = try await redis.client.send(["SET", key, "abc"])
@@ -61,8 +62,8 @@ struct RedisClientTests {
         _ = try await redis.client.send(["DEL", key])
     }
 
-    @Test func nilIntegerAndArrayReplies() async throws {
-        guard let redis = try await RedisFixture.connect() else { return }
+    @Test func nilIntegerAndArrayReplies_decode() async throws {
+        let redis = try await RedisFixture.connect()
         defer { redis.close() }
         let list = redis.key("list")
         #expect(try await redis.client.send(["GET", redis.key("missing")]) == .bulk(nil))
@@ -78,7 +79,7 @@ struct RedisClientTests {
     }
 
     @Test func evalScript_usesEvalsha_andFallsBackToEvalOnNOSCRIPT() async throws {
-        guard let redis = try await RedisFixture.connect() else { return }
+        let redis = try await RedisFixture.connect()
         defer { redis.close() }
         let client = redis.client
         // A source unique to this run, so the server cannot have it cached yet.
@@ -98,7 +99,7 @@ struct RedisClientTests {
     }
 
     @Test func commandsThatBreakReplyOrder_areRefusedWithoutSending() async throws {
-        guard let redis = try await RedisFixture.connect() else { return }
+        let redis = try await RedisFixture.connect()
         defer { redis.close() }
         #expect(await attempt(redis.client, []).failureValue == .invalidCommand("no arguments"))
         for command in [["SUBSCRIBE", "x"], ["psubscribe", "x*"], ["MONITOR"], ["client", "reply", "off"]] {
@@ -111,58 +112,64 @@ struct RedisClientTests {
     }
 
     @Test func selectedDatabase_isUsed() async throws {
-        guard let base = TestEnvironment.redisURL() else { return }
-        guard let db3 = try await RedisFixture.connect(url: base, configure: { $0.database = 3 }),
-              let db0 = try await RedisFixture.connect(url: base, configure: { $0.database = 0 })
-        else { return }
-        defer {
-            db3.close()
-            db0.close()
-        }
+        // Each fixture is closed on every path, a failed second connect included.
+        let db3 = try await RedisFixture.connect(configure: { $0.database = 3 })
+        defer { db3.close() }
+        let db0 = try await RedisFixture.connect(configure: { $0.database = 0 })
+        defer { db0.close() }
         let key = db3.key("db")
-        _ = try await db3.client.send(["SET", key, "three"])
+        // With an expiry, so the key goes away even if an expectation below throws first.
+        _ = try await db3.client.send(["SET", key, "three", "EX", "60"])
         #expect(try await db3.client.send(["GET", key]) == .bulk(Array("three".utf8)))
         #expect(try await db0.client.send(["GET", key]) == .bulk(nil))
         _ = try await db3.client.send(["DEL", key])
     }
 
     @Test func hostName_localhost_connects() async throws {
-        guard let base = TestEnvironment.redisURL() else { return }
-        let configuration = try RedisConfiguration(url: base)
-        guard configuration.host == "127.0.0.1" else { return }  // only meaningful for a loopback server
-        guard let redis = try await RedisFixture.connect(url: base, configure: { $0.host = "localhost" }) else { return }
-        defer { redis.close() }
-        #expect(try await redis.client.send(["PING"]) == .status("PONG"))
+        // A Redis of its own on 127.0.0.1, so the name `localhost` reaches it whatever host
+        // the shared test Redis runs on: the test always runs.
+        try await withPrivateService(.redis) { server in
+            let redis = try await RedisFixture.connect(url: server.url, configure: { $0.host = "localhost" })
+            defer { redis.close() }
+            #expect(redis.client.configuration.host == "localhost")
+            #expect(try await redis.client.send(["PING"]) == .status("PONG"))
+        }
     }
 
     @Test func aclUserAndPassword_authenticate_andAWrongPasswordNeverBecomesReady() async throws {
-        guard let admin = try await RedisFixture.connect() else { return }
+        let admin = try await RedisFixture.connect()
         defer { admin.close() }
         let user = admin.prefix
         let password = "p@ss:word/\(admin.prefix)"
         #expect(try await admin.client.send(["ACL", "SETUSER", user, "on", ">" + password, "~*", "+@all"]) == .status("OK"))
-        let config = admin.client.configuration
-        let escaped = password.replacingOccurrences(of: "@", with: "%40").replacingOccurrences(of: ":", with: "%3A")
-            .replacingOccurrences(of: "/", with: "%2F")
-        let url = "redis://\(user):\(escaped)@\(config.host):\(config.port)/0"
-        guard let authed = try await RedisFixture.connect(url: url) else { return }
-        #expect(try await authed.client.send(["ACL", "WHOAMI"]) == .bulk(Array(user.utf8)))
-        authed.close()
+        // The user is deleted on every path, a failed connect or expectation included.
+        try await withCleanup {
+            let config = admin.client.configuration
+            let escaped = password.replacingOccurrences(of: "@", with: "%40").replacingOccurrences(of: ":", with: "%3A")
+                .replacingOccurrences(of: "/", with: "%2F")
+            let url = "redis://\(user):\(escaped)@\(config.host):\(config.port)/0"
+            do {
+                let authed = try await RedisFixture.connect(url: url)
+                defer { authed.close() }
+                #expect(try await authed.client.send(["ACL", "WHOAMI"]) == .bulk(Array(user.utf8)))
+            }
 
-        let harness = try TestLoop()
-        defer { harness.shutdown() }
-        let wrong = try RedisClient(url: "redis://\(user):wrong@\(config.host):\(config.port)/0", loop: harness.loop,
-                                    log: TestEnvironment.log)
-        wrong.start()
-        try await Task.sleep(nanoseconds: 500_000_000)
-        #expect(wrong.isConnected == false)
-        #expect(await attempt(wrong, ["PING"]).failureValue == .disconnected)
-        wrong.close()
-        _ = try await admin.client.send(["ACL", "DELUSER", user])
+            let harness = try TestLoop()
+            defer { harness.shutdown() }
+            let wrong = try RedisClient(url: "redis://\(user):wrong@\(config.host):\(config.port)/0", loop: harness.loop,
+                                        log: TestEnvironment.log)
+            wrong.start()
+            try await Task.sleep(nanoseconds: 500_000_000)
+            #expect(wrong.isConnected == false)
+            #expect(await attempt(wrong, ["PING"]).failureValue == .disconnected)
+            wrong.close()
+        } cleanup: {
+            _ = try? await admin.client.send(["ACL", "DELUSER", user])
+        }
     }
 
     @Test func commandTimeout_failsInFlightCommands_andReconnects() async throws {
-        guard let redis = try await RedisFixture.connect(configure: { $0.commandTimeoutMillis = 300 }) else { return }
+        let redis = try await RedisFixture.connect(configure: { $0.commandTimeoutMillis = 300 })
         defer { redis.close() }
         let client = redis.client
         let key = redis.key("blocked")
@@ -180,7 +187,9 @@ struct RedisClientTests {
         }
         #expect(outcomes == [.timeout, .timeout])
         #expect(seconds < 1.9)  // the BLPOP itself would answer at 2 s
-        #expect(await eventually(within: 5) { client.isConnected })
+        // The timed-out connection may still read as connected for a moment after the
+        // commands failed (the loop marks it lost right after): wait for the reconnect.
+        #expect(await eventually(within: 5) { client.reconnectCount >= 1 && client.isConnected })
         #expect(try await client.send(["PING"]) == .status("PONG"))
         #expect(client.reconnectCount >= 1)
     }
@@ -188,7 +197,7 @@ struct RedisClientTests {
     @Test func notStartedOrUnreachable_failsFastWithDisconnected() async throws {
         let harness = try TestLoop()
         defer { harness.shutdown() }
-        let port = try await ProcessRunner.freePort()
+        let port = try TestSocket.freePort()
         let client = try RedisClient(url: "redis://127.0.0.1:\(port)/0", loop: harness.loop, log: TestEnvironment.log)
         #expect(await attempt(client, ["PING"]).failureValue == .disconnected)
         client.start()

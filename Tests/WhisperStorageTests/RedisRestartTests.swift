@@ -2,13 +2,14 @@ import Foundation
 import Testing
 import WhisperRuntime
 import WhisperStorage
+import WhisperTesting
 
 @Suite("RedisClient and RedisSubscriber across a server restart")
 struct RedisRestartTests {
     @Test(.timeLimit(.minutes(2)))
     func restart_failsFast_thenReconnectsAndResubscribesByItself() async throws {
-        try await withPrivateRedis { server in
-            guard let redis = try await RedisFixture.connect(url: server.url) else { return }
+        try await withPrivateService(.redis) { server in
+            let redis = try await RedisFixture.connect(url: server.url)
             defer { redis.close() }
             let client = redis.client
             let subscriber = try RedisSubscriber(url: server.url, loop: redis.harness.loop, log: TestEnvironment.log)
@@ -21,7 +22,7 @@ struct RedisRestartTests {
             #expect(try await client.send(["SET", redis.key("k"), "v"]) == .status("OK"))
             #expect(await PubSub.waitForReceiver(client, channel: channel, inbox: inbox))
 
-            try await server.stopServer()
+            try await server.stop()
             #expect(await eventually(within: 5) { !client.isConnected })
             for _ in 0..<3 {
                 let (result, seconds) = await measure { await attempt(client, ["PING"]) }
@@ -29,7 +30,7 @@ struct RedisRestartTests {
                 #expect(seconds < 2, "a command during the outage took \(seconds) s")
             }
 
-            try await server.startServer()
+            try await server.start()
             let (reconnected, seconds) = await measure { await eventually(within: 10) { client.isConnected } }
             #expect(reconnected, "client did not reconnect within 10 s")
             #expect(seconds < 5)

@@ -2,11 +2,12 @@ import Foundation
 import Testing
 import WhisperRuntime
 import WhisperStorage
+import WhisperTesting
 
 @Suite("RedisSubscriber against a real server")
 struct RedisSubscriberTests {
     @Test func subscriber_receivesPublishedPayloads_byteForByte() async throws {
-        guard let redis = try await RedisFixture.connect() else { return }
+        let redis = try await RedisFixture.connect()
         defer { redis.close() }
         let subscriber = try RedisSubscriber(url: redis.url,
                                              loop: redis.harness.loop, log: TestEnvironment.log)
@@ -31,7 +32,7 @@ struct RedisSubscriberTests {
     }
 
     @Test func subscriptions_madeBeforeAndAfterConnect_bothDeliver() async throws {
-        guard let redis = try await RedisFixture.connect() else { return }
+        let redis = try await RedisFixture.connect()
         defer { redis.close() }
         let subscriber = try RedisSubscriber(url: redis.url,
                                              loop: redis.harness.loop, log: TestEnvironment.log)

@@ -4,24 +4,24 @@ import Testing
 @Suite struct DeflateCompressionTests {
     let hello = Array("Hello".utf8)
 
-    @Test func compresses_hello_to_the_RFC_7692_example_bytes() {
+    @Test func hello_compressesToTheRFC7692ExampleBytes() {
         let compressor = DeflateCompressor(parameters: DeflateParameters())
         #expect(compressor.compress(hello) == [0xF2, 0x48, 0xCD, 0xC9, 0xC9, 0x07, 0x00])
     }
 
-    @Test func decompresses_the_RFC_7692_example_bytes() throws {
+    @Test func rfc7692ExampleBytes_decompress() throws {
         let decompressor = DeflateDecompressor(parameters: DeflateParameters())
         #expect(try decompressor.decompressMessage([0xF2, 0x48, 0xCD, 0xC9, 0xC9, 0x07, 0x00], limit: 100) == hello)
     }
 
-    @Test func decompresses_a_second_message_that_reuses_the_window() throws {
+    @Test func secondMessage_decompresses_whenItReusesTheWindow() throws {
         // RFC 7692 §7.2.3.2: the second "Hello" refers back into the first.
         let decompressor = DeflateDecompressor(parameters: DeflateParameters())
         #expect(try decompressor.decompressMessage([0xF2, 0x48, 0xCD, 0xC9, 0xC9, 0x07, 0x00], limit: 100) == hello)
         #expect(try decompressor.decompressMessage([0xF2, 0x00, 0x11, 0x00, 0x00], limit: 100) == hello)
     }
 
-    @Test func decompresses_a_stored_block_and_a_final_block() throws {
+    @Test func storedBlockAndFinalBlock_decompress() throws {
         // RFC 7692 §7.2.3.3 (no compression) and §7.2.3.4 (BFINAL set).
         let decompressor = DeflateDecompressor(parameters: DeflateParameters())
         #expect(try decompressor.decompressMessage([0x00, 0x05, 0x00, 0xFA, 0xFF, 0x48, 0x65, 0x6C, 0x6C, 0x6F, 0x00], limit: 100) == hello)
@@ -29,7 +29,7 @@ import Testing
         #expect(try decompressor.decompressMessage([0xF2, 0x48, 0xCD, 0xC9, 0xC9, 0x07, 0x00], limit: 100) == hello)
     }
 
-    @Test func round_trips_with_context_takeover_and_shrinks_repeats() throws {
+    @Test func messages_roundTrip_withContextTakeover_andRepeatsShrink() throws {
         let parameters = DeflateParameters()
         let compressor = DeflateCompressor(parameters: parameters)
         let decompressor = DeflateDecompressor(parameters: parameters)
@@ -41,7 +41,7 @@ import Testing
         #expect(try decompressor.decompressMessage(second, limit: 10_000) == message)
     }
 
-    @Test func round_trips_without_context_takeover_and_each_message_stands_alone() throws {
+    @Test func messages_roundTrip_withoutContextTakeover_eachStandingAlone() throws {
         let parameters = DeflateParameters(serverNoContextTakeover: true, clientNoContextTakeover: true)
         let compressor = DeflateCompressor(parameters: parameters)
         let message = Array("no context takeover, no context takeover".utf8)
@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test(arguments: [8, 9, 12, 15])
-    func round_trips_with_a_smaller_server_window(bits: Int) throws {
+    func messages_roundTrip_withASmallerServerWindow(bits: Int) throws {
         let parameters = DeflateParameters(serverMaxWindowBits: bits)
         let compressor = DeflateCompressor(parameters: parameters)
         let decompressor = DeflateDecompressor(parameters: parameters)
@@ -66,7 +66,7 @@ import Testing
         }
     }
 
-    @Test func round_trips_empty_and_incompressible_messages() throws {
+    @Test func emptyAndIncompressibleMessages_roundTrip() throws {
         let parameters = DeflateParameters()
         let compressor = DeflateCompressor(parameters: parameters)
         let decompressor = DeflateDecompressor(parameters: parameters)
@@ -81,13 +81,13 @@ import Testing
         }
     }
 
-    @Test func treats_an_empty_compressed_payload_as_an_empty_message() throws {
+    @Test func emptyCompressedPayload_isAnEmptyMessage() throws {
         let decompressor = DeflateDecompressor(parameters: DeflateParameters())
         #expect(try decompressor.decompressMessage([], limit: 10) == [])
         #expect(try decompressor.decompressMessage([0xF2, 0x48, 0xCD, 0xC9, 0xC9, 0x07, 0x00], limit: 10) == hello)
     }
 
-    @Test func stops_a_decompression_bomb_at_the_cap() throws {
+    @Test func decompressionBomb_stopsAtTheCap() throws {
         let bomb = DeflateCompressor(parameters: DeflateParameters()).compress([UInt8](repeating: 0, count: 10_000_000)) ?? []
         #expect(bomb.count < 20_000)
         let decompressor = DeflateDecompressor(parameters: DeflateParameters())
@@ -96,7 +96,7 @@ import Testing
         #expect(output.count <= 512_001)
     }
 
-    @Test func accepts_output_of_exactly_the_cap() throws {
+    @Test func outputOfExactlyTheCap_isAccepted() throws {
         let message = [UInt8](repeating: 7, count: 4_096)
         let compressed = DeflateCompressor(parameters: DeflateParameters()).compress(message) ?? []
         #expect(try DeflateDecompressor(parameters: DeflateParameters()).decompressMessage(compressed, limit: 4_096) == message)
@@ -105,7 +105,7 @@ import Testing
         }
     }
 
-    @Test func rejects_corrupt_compressed_data() {
+    @Test func corruptCompressedData_isRejected() {
         let decompressor = DeflateDecompressor(parameters: DeflateParameters())
         #expect(throws: WebSocketError.invalidCompressedData) { try decompressor.decompressMessage([0xFF, 0xFF, 0xFF, 0xFF], limit: 100) }
     }

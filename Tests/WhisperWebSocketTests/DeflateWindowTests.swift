@@ -41,14 +41,14 @@ import Testing
 
     /// Regression: an empty message right after a non-empty one used to compress to zero octets,
     /// which a strict peer (Python's websockets) inflates as a broken stored block.
-    @Test func empty_message_between_others_inflates_in_a_strict_peer() {
+    @Test func emptyMessageBetweenOthers_inflates_inAStrictPeer() {
         let compressor = DeflateCompressor(parameters: DeflateParameters())
         let messages: [[UInt8]] = [Array("hello".utf8), [], Array("x".utf8), [], [], Array("hello again".utf8)]
         let compressed = messages.map { compressor.compress($0) ?? [] }
         #expect(inflate(compressed, windowBits: 15) == messages)
     }
 
-    @Test func output_for_window_8_inflates_with_a_256_octet_window() {
+    @Test func outputForWindow8_inflates_withA256OctetWindow() {
         let compressor = DeflateCompressor(parameters: DeflateParameters(serverMaxWindowBits: 8))
         // Repeats at distances from 1 to 1000 octets, so a too-far reference would show.
         var messages: [[UInt8]] = []
@@ -60,7 +60,7 @@ import Testing
         #expect(inflate(compressed, windowBits: 8) == messages)
     }
 
-    @Test func output_for_window_15_needs_a_larger_window() {
+    @Test func outputForWindow15_needsALargerWindow() {
         // Control: a 32 KiB window does reach further back than 256 octets.
         let compressor = DeflateCompressor(parameters: DeflateParameters(serverMaxWindowBits: 15))
         let unit = noise(1_000, seed: 7)

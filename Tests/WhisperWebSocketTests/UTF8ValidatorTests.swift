@@ -2,13 +2,13 @@ import Testing
 @testable import WhisperWebSocket
 
 @Suite struct UTF8ValidatorTests {
-    @Test func accepts_ascii_and_multibyte_text() {
+    @Test func asciiAndMultibyteText_areAccepted() {
         #expect(UTF8Validator.isValid(Array("hello, world".utf8)))
         #expect(UTF8Validator.isValid(Array("κόσμε — 世界 — 😀".utf8)))
         #expect(UTF8Validator.isValid([UInt8]()))
     }
 
-    @Test func accepts_boundary_code_points() {
+    @Test func boundaryCodePoints_areAccepted() {
         let valid: [[UInt8]] = [
             [0x00], [0x7F],
             [0xC2, 0x80], [0xDF, 0xBF],
@@ -18,7 +18,7 @@ import Testing
         for bytes in valid { #expect(UTF8Validator.isValid(bytes), "\(bytes)") }
     }
 
-    @Test func rejects_overlong_encodings() {
+    @Test func overlongEncodings_areRejected() {
         let overlong: [[UInt8]] = [
             [0xC0, 0xAF], [0xC1, 0xBF],              // '/' and U+007F in two octets
             [0xE0, 0x80, 0xAF], [0xE0, 0x9F, 0xBF],  // three-octet overlongs
@@ -27,7 +27,7 @@ import Testing
         for bytes in overlong { #expect(!UTF8Validator.isValid(bytes), "\(bytes)") }
     }
 
-    @Test func rejects_surrogates_and_code_points_above_U10FFFF() {
+    @Test func surrogatesAndCodePointsAboveU10FFFF_areRejected() {
         let invalid: [[UInt8]] = [
             [0xED, 0xA0, 0x80], [0xED, 0xBF, 0xBF],  // U+D800, U+DFFF
             [0xED, 0xA0, 0x80, 0xED, 0xB0, 0x80],    // a CESU-8 surrogate pair
@@ -37,7 +37,7 @@ import Testing
         for bytes in invalid { #expect(!UTF8Validator.isValid(bytes), "\(bytes)") }
     }
 
-    @Test func rejects_stray_continuations_and_truncated_sequences() {
+    @Test func strayContinuationsAndTruncatedSequences_areRejected() {
         #expect(!UTF8Validator.isValid([0x80]))
         #expect(!UTF8Validator.isValid([0x41, 0xBF, 0x41]))
         #expect(!UTF8Validator.isValid([0xC2]))
@@ -45,7 +45,7 @@ import Testing
         #expect(!UTF8Validator.isValid([0xE2, 0x41, 0xAC]))
     }
 
-    @Test func keeps_state_across_calls_for_split_code_points() {
+    @Test func splitCodePoints_validate_withStateKeptAcrossCalls() {
         let euro: [UInt8] = [0xE2, 0x82, 0xAC]
         for split in 0...euro.count {
             var validator = UTF8Validator()
@@ -58,7 +58,7 @@ import Testing
         }
     }
 
-    @Test func fails_at_the_first_impossible_octet() {
+    @Test func validation_fails_atTheFirstImpossibleOctet() {
         var validator = UTF8Validator()
         let prefix = validator.validate([0xF0, 0x90])  // could still become valid
         #expect(prefix)
@@ -72,7 +72,7 @@ import Testing
         #expect(fresh && validator.isComplete)
     }
 
-    @Test func finds_invalid_octets_after_long_ascii_runs() {
+    @Test func invalidOctets_areFound_afterLongASCIIRuns() {
         for position in [0, 7, 8, 9, 63, 64, 100] {
             var bytes = [UInt8](repeating: 0x61, count: 101)
             bytes[position] = 0xFF

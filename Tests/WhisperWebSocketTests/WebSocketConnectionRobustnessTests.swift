@@ -15,7 +15,7 @@ import Testing
     }
 
     @Test(arguments: [false, true])
-    func survives_random_bytes_and_goes_quiet_after_closing(deflate: Bool) {
+    func connection_survivesRandomBytes_andGoesQuietAfterClosing(deflate: Bool) {
         var random = Random(state: deflate ? 7 : 11)
         let configuration = WebSocketConfiguration(maxMessageBytes: 4_096, deflate: deflate ? DeflateParameters() : nil, acceptsBinaryMessages: true)
         for _ in 0..<2_000 {
@@ -33,7 +33,7 @@ import Testing
         }
     }
 
-    @Test func decodes_a_random_valid_stream_identically_under_random_cuts() {
+    @Test func randomValidStream_decodesIdentically_underRandomCuts() {
         var random = Random(state: 3)
         var stream: [UInt8] = []
         var expected: [WebSocketAction] = []

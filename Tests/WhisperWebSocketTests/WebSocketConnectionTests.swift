@@ -14,12 +14,12 @@ import Testing
 
     // MARK: Messages
 
-    @Test func delivers_text_messages() {
+    @Test func textMessages_areDelivered() {
         var ws = connection()
         #expect(ws.receive(ClientFrames.text("Hello"), now: 1) == [.deliverText(Array("Hello".utf8))])
     }
 
-    @Test func delivers_messages_from_split_reads_at_every_boundary() {
+    @Test func messages_areDelivered_whenReadsSplitAtEveryBoundary() {
         let stream = ClientFrames.text("Hel", fin: false) + ClientFrames.ping([7]) + ClientFrames.continuation("lo") + ClientFrames.text("!")
         let expected: [WebSocketAction] = [.send(WebSocketFrameEncoder.pong([7])), .deliverText(Array("Hello".utf8)), .deliverText(Array("!".utf8))]
         for cut in 0...stream.count {
@@ -29,14 +29,14 @@ import Testing
         }
     }
 
-    @Test func answers_ping_with_pong_between_fragments() {
+    @Test func ping_isAnsweredWithPong_betweenFragments() {
         var ws = connection()
         #expect(ws.receive(ClientFrames.text("a", fin: false), now: 1).isEmpty)
         #expect(ws.receive(ClientFrames.ping(Array("hi".utf8)), now: 1) == [.send([0x8A, 0x02, 0x68, 0x69])])
         #expect(ws.receive(ClientFrames.continuation("b"), now: 1) == [.deliverText(Array("ab".utf8))])
     }
 
-    @Test func sends_compressed_text_and_inflates_compressed_input_when_negotiated() {
+    @Test func connection_sendsCompressedTextAndInflatesCompressedInput_whenNegotiated() {
         let deflate = DeflateParameters()
         var ws = connection(WebSocketConfiguration(deflate: deflate))
         #expect(ws.sendText(Array("Hello".utf8)) == [0xC1, 0x07, 0xF2, 0x48, 0xCD, 0xC9, 0xC9, 0x07, 0x00])
@@ -46,7 +46,7 @@ import Testing
 
     // MARK: Limits
 
-    @Test func accepts_a_message_of_exactly_the_cap_and_closes_1009_one_over() {
+    @Test func messageOfExactlyTheCap_isAccepted_andOneOverCloses1009() {
         var ws = connection(WebSocketConfiguration(maxMessageBytes: 100))
         let exact = String(repeating: "a", count: 100)
         #expect(ws.receive(ClientFrames.text(exact), now: 1) == [.deliverText(Array(exact.utf8))])
@@ -56,13 +56,13 @@ import Testing
         #expect(ws.closeCode == .messageTooBig)
     }
 
-    @Test func closes_1009_when_fragments_add_up_past_the_cap() {
+    @Test func connection_closes1009_whenFragmentsAddUpPastTheCap() {
         var ws = connection(WebSocketConfiguration(maxMessageBytes: 100))
         #expect(ws.receive(ClientFrames.text(String(repeating: "a", count: 60), fin: false), now: 1).isEmpty)
         #expect(ws.receive(ClientFrames.continuation(String(repeating: "a", count: 41)), now: 1) == [closeFrame(1009), .close(afterFlush: true)])
     }
 
-    @Test func closes_1009_on_a_compressed_bomb() {
+    @Test func connection_closes1009_onACompressedBomb() {
         let deflate = DeflateParameters()
         let bomb = DeflateCompressor(parameters: deflate).compress([UInt8](repeating: 0x61, count: 600_000)) ?? []
         var ws = connection(WebSocketConfiguration(deflate: deflate))
@@ -71,7 +71,7 @@ import Testing
 
     // MARK: Protocol errors
 
-    @Test func closes_1002_on_an_unmasked_frame() {
+    @Test func connection_closes1002_onAnUnmaskedFrame() {
         var ws = connection()
         #expect(ws.receive([0x81, 0x02, 0x68, 0x69], now: 1) == [closeFrame(1002), .close(afterFlush: true)])
         #expect(ws.state == .closed)
@@ -79,28 +79,28 @@ import Testing
         #expect(ws.sendText([0x41]) == nil)
     }
 
-    @Test func closes_1002_on_a_bad_continuation() {
+    @Test func connection_closes1002_onABadContinuation() {
         var ws = connection()
         #expect(ws.receive(ClientFrames.continuation("x"), now: 1) == [closeFrame(1002), .close(afterFlush: true)])
     }
 
-    @Test func closes_1007_on_invalid_utf8_before_the_frame_is_complete() {
+    @Test func connection_closes1007_onInvalidUTF8_beforeTheFrameIsComplete() {
         var ws = connection()
         let frame = ClientFrames.frame(0x1, [0x41, 0xFF] + Array(repeating: 0x41, count: 50))
         #expect(ws.receive(frame[..<9], now: 1) == [closeFrame(1007), .close(afterFlush: true)])
     }
 
-    @Test func closes_1003_on_binary_as_soon_as_the_header_arrives() {
+    @Test func connection_closes1003_onBinary_asSoonAsTheHeaderArrives() {
         var ws = connection()
         #expect(ws.receive(ClientFrames.frame(0x2, [1, 2, 3])[..<6], now: 1) == [closeFrame(1003), .close(afterFlush: true)])
     }
 
-    @Test func delivers_binary_when_configured_to() {
+    @Test func binaryMessages_areDelivered_whenConfiguredTo() {
         var ws = connection(WebSocketConfiguration(acceptsBinaryMessages: true))
         #expect(ws.receive(ClientFrames.frame(0x2, [1, 2, 3]), now: 1) == [.deliverBinary([1, 2, 3])])
     }
 
-    @Test func ignores_frames_after_a_protocol_error_in_the_same_read() {
+    @Test func framesAfterAProtocolError_areIgnored_inTheSameRead() {
         var ws = connection()
         let actions = ws.receive(ClientFrames.text("ok") + [0x81, 0x00] + ClientFrames.text("never"), now: 1)
         #expect(actions == [.deliverText(Array("ok".utf8)), closeFrame(1002), .close(afterFlush: true)])
@@ -108,23 +108,23 @@ import Testing
 
     // MARK: Closing handshake
 
-    @Test func echoes_the_peers_close_code_and_closes() {
+    @Test func connection_echoesThePeersCloseCode_andCloses() {
         var ws = connection()
         #expect(ws.receive(ClientFrames.close(4000, reason: Array("bye".utf8)), now: 1) == [closeFrame(4000), .close(afterFlush: true)])
         #expect(ws.state == .closed)
     }
 
-    @Test func replies_1000_to_an_empty_close() {
+    @Test func emptyClose_isAnsweredWith1000() {
         var ws = connection()
         #expect(ws.receive(ClientFrames.close(nil), now: 1) == [closeFrame(1000), .close(afterFlush: true)])
     }
 
-    @Test func closes_1002_on_an_invalid_close_code() {
+    @Test func connection_closes1002_onAnInvalidCloseCode() {
         var ws = connection()
         #expect(ws.receive(ClientFrames.close(1005), now: 1) == [closeFrame(1002), .close(afterFlush: true)])
     }
 
-    @Test func server_initiated_close_waits_for_the_reply_then_closes() {
+    @Test func serverInitiatedClose_waitsForTheReply_thenCloses() {
         var ws = connection()
         let revoked = WebSocketCloseCode(rawValue: 4001)
         #expect(ws.initiateClose(code: revoked, reason: "revoked", now: 5) == [.send(WebSocketFrameEncoder.close(code: revoked, reason: "revoked"))])
@@ -136,7 +136,7 @@ import Testing
         #expect(ws.closeCode == revoked)
     }
 
-    @Test func gives_up_on_the_close_handshake_after_the_close_timeout() {
+    @Test func closeHandshake_isGivenUp_afterTheCloseTimeout() {
         var ws = connection(WebSocketConfiguration(closeTimeout: .seconds(5)))
         _ = ws.initiateClose(code: .goingAway, now: 10 * second)
         #expect(ws.nextDeadline == 15 * second)
@@ -147,7 +147,7 @@ import Testing
 
     // MARK: Timers
 
-    @Test func pings_after_the_ping_interval_of_silence() {
+    @Test func connection_pings_afterThePingIntervalOfSilence() {
         var ws = connection(WebSocketConfiguration(pingInterval: .seconds(30), idleTimeout: .seconds(90)))
         #expect(ws.nextDeadline == 30 * second)
         #expect(ws.tick(now: 29 * second).isEmpty)
@@ -156,7 +156,7 @@ import Testing
         #expect(ws.tick(now: 60 * second) == [.send(WebSocketFrameEncoder.ping())])
     }
 
-    @Test func received_bytes_postpone_the_ping() {
+    @Test func receivedBytes_postponeThePing() {
         var ws = connection(WebSocketConfiguration(pingInterval: .seconds(30)))
         _ = ws.receive(ClientFrames.frame(0xA, []), now: 20 * second)  // a pong counts as activity
         #expect(ws.tick(now: 30 * second).isEmpty)
@@ -164,7 +164,7 @@ import Testing
         #expect(ws.tick(now: 50 * second) == [.send(WebSocketFrameEncoder.ping())])
     }
 
-    @Test func closes_a_socket_silent_for_the_idle_timeout() {
+    @Test func connection_closes_whenSilentForTheIdleTimeout() {
         var ws = connection(WebSocketConfiguration(pingInterval: .seconds(30), idleTimeout: .seconds(90)))
         _ = ws.tick(now: 30 * second)
         _ = ws.tick(now: 60 * second)
@@ -174,14 +174,14 @@ import Testing
         #expect(ws.nextDeadline == nil)
     }
 
-    @Test func any_received_byte_counts_as_activity() {
+    @Test func anyReceivedByte_countsAsActivity() {
         var ws = connection(WebSocketConfiguration(idleTimeout: .seconds(90)))
         _ = ws.receive(ClientFrames.text("x")[..<1], now: 80 * second)  // half a header
         #expect(ws.tick(now: 100 * second).allSatisfy { $0 != .close(afterFlush: true) })
         #expect(ws.tick(now: 170 * second).contains(.close(afterFlush: true)))
     }
 
-    @Test func tolerates_time_going_backwards() {
+    @Test func connection_toleratesTimeGoingBackwards() {
         var ws = WebSocketConnection(now: 100 * second)
         #expect(ws.tick(now: 50 * second).isEmpty)
     }

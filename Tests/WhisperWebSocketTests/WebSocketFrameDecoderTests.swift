@@ -19,17 +19,17 @@ import Testing
 
     // MARK: RFC 6455 §5.7 examples (masked, as a server receives them)
 
-    @Test func decodes_the_masked_hello_example() throws {
+    @Test func maskedHelloExample_decodes() throws {
         let bytes: [UInt8] = [0x81, 0x85, 0x37, 0xFA, 0x21, 0x3D, 0x7F, 0x9F, 0x4D, 0x51, 0x58]
         #expect(try decode(bytes) == [WebSocketFrame(opcode: .text, payload: hello)])
     }
 
-    @Test func decodes_the_masked_pong_example() throws {
+    @Test func maskedPongExample_decodes() throws {
         let bytes: [UInt8] = [0x8A, 0x85, 0x37, 0xFA, 0x21, 0x3D, 0x7F, 0x9F, 0x4D, 0x51, 0x58]
         #expect(try decode(bytes) == [WebSocketFrame(opcode: .pong, payload: hello)])
     }
 
-    @Test func decodes_the_fragmented_hello_example() throws {
+    @Test func fragmentedHelloExample_decodes() throws {
         let bytes = ClientFrames.frame(0x1, Array("Hel".utf8), fin: false) + ClientFrames.frame(0x0, Array("lo".utf8))
         #expect(try decode(bytes) == [
             WebSocketFrame(fin: false, opcode: .text, payload: Array("Hel".utf8)),
@@ -37,36 +37,36 @@ import Testing
         ])
     }
 
-    @Test func decodes_ping_with_payload() throws {
+    @Test func pingWithPayload_decodes() throws {
         #expect(try decode(ClientFrames.ping(hello)) == [WebSocketFrame(opcode: .ping, payload: hello)])
     }
 
-    @Test func decodes_256_octets_with_a_16_bit_length() throws {
+    @Test func payloadOf256Octets_decodes_withA16BitLength() throws {
         let payload = (0..<256).map { UInt8($0) }
         let bytes = ClientFrames.frame(0x2, payload)
         #expect(Array(bytes[0..<4]) == [0x82, 0xFE, 0x01, 0x00])
         #expect(try decode(bytes) == [WebSocketFrame(opcode: .binary, payload: payload)])
     }
 
-    @Test func decodes_64_KiB_with_a_64_bit_length() throws {
+    @Test func payloadOf64KiB_decodes_withA64BitLength() throws {
         let payload = (0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         let bytes = ClientFrames.frame(0x2, payload)
         #expect(Array(bytes[0..<10]) == [0x82, 0xFF, 0, 0, 0, 0, 0, 0x01, 0x00, 0x00])
         #expect(try decode(bytes) == [WebSocketFrame(opcode: .binary, payload: payload)])
     }
 
-    @Test func accepts_non_minimal_length_encodings() throws {
+    @Test func nonMinimalLengthEncodings_areAccepted() throws {
         #expect(try decode(ClientFrames.frame(0x1, hello, length: .sixteen)) == [WebSocketFrame(opcode: .text, payload: hello)])
         #expect(try decode(ClientFrames.frame(0x1, hello, length: .sixtyFour)) == [WebSocketFrame(opcode: .text, payload: hello)])
     }
 
-    @Test func decodes_empty_payloads() throws {
+    @Test func emptyPayloads_decode() throws {
         #expect(try decode(ClientFrames.frame(0x1, [])) == [WebSocketFrame(opcode: .text, payload: [])])
     }
 
     // MARK: Split reads
 
-    @Test func split_reads_at_every_byte_boundary_yield_the_same_frames() throws {
+    @Test func splitReads_yieldTheSameFrames_atEveryByteBoundary() throws {
         let stream = ClientFrames.frame(0x1, Array("Hel".utf8), fin: false)
             + ClientFrames.ping(hello)
             + ClientFrames.frame(0x0, Array("lo".utf8))
@@ -79,14 +79,14 @@ import Testing
         }
     }
 
-    @Test func one_byte_at_a_time_yields_the_same_frames() throws {
+    @Test func oneByteAtATime_yieldsTheSameFrames() throws {
         let stream = ClientFrames.frame(0x1, Array(repeating: 0x41, count: 70_000)) + ClientFrames.close(1000)
         let frames = try decode(stream, cuts: Array(1..<stream.count))
         #expect(frames.map(\.opcode) == [.text, .close])
         #expect(frames.first?.payload == Array(repeating: 0x41, count: 70_000))
     }
 
-    @Test func reports_a_partial_frame_with_the_payload_so_far() throws {
+    @Test func partialFrame_isReported_withThePayloadSoFar() throws {
         var decoder = WebSocketFrameDecoder()
         let bytes = ClientFrames.text("Hello")
         #expect(try decoder.decode(bytes[0..<8], budget: budget).isEmpty)
@@ -96,27 +96,27 @@ import Testing
 
     // MARK: Limits
 
-    @Test func accepts_a_frame_of_exactly_the_budget() throws {
+    @Test func frameOfExactlyTheBudget_isAccepted() throws {
         let frames = try decode(ClientFrames.frame(0x1, Array(repeating: 0x41, count: 1000)), budget: .uniform(1000))
         #expect(frames.count == 1)
     }
 
-    @Test func rejects_a_frame_one_over_the_budget_before_its_payload_arrives() {
+    @Test func frameOneOverTheBudget_isRejected_beforeItsPayloadArrives() {
         let header = Array(ClientFrames.frame(0x1, Array(repeating: 0x41, count: 1001))[0..<8])
         #expect(throws: WebSocketError.messageTooBig) { try decode(header, budget: .uniform(1000)) }
     }
 
-    @Test func rejects_a_huge_64_bit_length_without_allocating() {
+    @Test func huge64BitLength_isRejected_withoutAllocating() {
         let header: [UInt8] = [0x82, 0xFF, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 1, 2, 3, 4]
         #expect(throws: WebSocketError.messageTooBig) { try decode(header) }
     }
 
-    @Test func rejects_a_64_bit_length_with_the_most_significant_bit_set() {
+    @Test func lengthWithTheMostSignificantBitSet_isRejected() {
         let header: [UInt8] = [0x82, 0xFF, 0x80, 0, 0, 0, 0, 0, 0, 0x01, 1, 2, 3, 4]
         #expect(throws: WebSocketError.invalidPayloadLength) { try decode(header) }
     }
 
-    @Test func uses_the_compressed_limit_for_frames_with_RSV1() throws {
+    @Test func framesWithRSV1_useTheCompressedLimit() throws {
         let budget = WebSocketPayloadBudget(newMessage: 10, newCompressedMessage: 20, continuation: 5)
         #expect(try decode(ClientFrames.frame(0x1, Array(repeating: 0, count: 20), rsv: 0x40), budget: budget, compression: true).count == 1)
         #expect(throws: WebSocketError.messageTooBig) {
@@ -129,16 +129,16 @@ import Testing
 
     // MARK: Protocol errors
 
-    @Test func rejects_an_unmasked_client_frame() {
+    @Test func unmaskedClientFrame_isRejected() {
         #expect(throws: WebSocketError.unmaskedFrame) { try decode([0x81, 0x05] + hello) }
     }
 
     @Test(arguments: [0x20, 0x10, 0x40] as [UInt8])
-    func rejects_reserved_bits_without_an_extension(rsv: UInt8) {
+    func reservedBits_areRejected_withoutAnExtension(rsv: UInt8) {
         #expect(throws: WebSocketError.reservedBitsSet) { try decode(ClientFrames.frame(0x1, hello, rsv: rsv)) }
     }
 
-    @Test func allows_RSV1_only_on_the_first_data_frame_when_compression_is_negotiated() throws {
+    @Test func rsv1_isAllowedOnlyOnTheFirstDataFrame_whenCompressionIsNegotiated() throws {
         #expect(try decode(ClientFrames.frame(0x1, hello, fin: false, rsv: 0x40), compression: true).first?.rsv1 == true)
         #expect(throws: WebSocketError.reservedBitsSet) { try decode(ClientFrames.frame(0x0, hello, rsv: 0x40), compression: true) }
         #expect(throws: WebSocketError.reservedBitsSet) { try decode(ClientFrames.frame(0x9, hello, rsv: 0x40), compression: true) }
@@ -146,34 +146,34 @@ import Testing
     }
 
     @Test(arguments: [0x3, 0x4, 0x5, 0x6, 0x7, 0xB, 0xC, 0xD, 0xE, 0xF] as [UInt8])
-    func rejects_reserved_opcodes(opcode: UInt8) {
+    func reservedOpcodes_areRejected(opcode: UInt8) {
         #expect(throws: WebSocketError.reservedOpcode(opcode)) { try decode(ClientFrames.frame(opcode, hello)) }
     }
 
-    @Test func rejects_a_control_frame_over_125_octets() {
+    @Test func controlFrame_isRejected_whenOver125Octets() {
         #expect(throws: WebSocketError.controlFrameTooLong) { try decode(ClientFrames.frame(0x9, Array(repeating: 0, count: 126))) }
         #expect(throws: WebSocketError.controlFrameTooLong) { try decode(ClientFrames.frame(0x9, Array(repeating: 0, count: 126), length: .sixtyFour)) }
     }
 
-    @Test func accepts_a_short_control_frame_with_a_non_minimal_length() throws {
+    @Test func shortControlFrame_isAccepted_withANonMinimalLength() throws {
         #expect(try decode(ClientFrames.frame(0x8, [0x03, 0xE8], length: .sixteen)) == [WebSocketFrame(opcode: .close, payload: [0x03, 0xE8])])
     }
 
-    @Test func accepts_a_control_frame_of_exactly_125_octets() throws {
+    @Test func controlFrameOfExactly125Octets_isAccepted() throws {
         #expect(try decode(ClientFrames.frame(0x9, Array(repeating: 0, count: 125))).count == 1)
     }
 
-    @Test func rejects_a_fragmented_control_frame() {
+    @Test func fragmentedControlFrame_isRejected() {
         #expect(throws: WebSocketError.fragmentedControlFrame) { try decode(ClientFrames.frame(0x9, hello, fin: false)) }
     }
 
-    @Test func stays_failed_after_an_error() throws {
+    @Test func decoder_staysFailed_afterAnError() throws {
         var decoder = WebSocketFrameDecoder()
         #expect(throws: WebSocketError.unmaskedFrame) { try decoder.decode([0x81, 0x00], budget: budget) }
         #expect(throws: WebSocketError.unmaskedFrame) { try decoder.decode(ClientFrames.text("ok"), budget: budget) }
     }
 
-    @Test func fails_on_the_second_header_octet_without_waiting_for_more() {
+    @Test func decoder_failsOnTheSecondHeaderOctet_withoutWaitingForMore() {
         var decoder = WebSocketFrameDecoder()
         #expect(throws: WebSocketError.unmaskedFrame) { try decoder.decode([0x81, 0x7F], budget: budget) }
     }

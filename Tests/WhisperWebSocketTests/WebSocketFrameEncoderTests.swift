@@ -6,39 +6,39 @@ import Testing
 
     // MARK: RFC 6455 §5.7 examples (unmasked, as a server sends them)
 
-    @Test func encodes_the_single_frame_hello_example() {
+    @Test func singleFrameHelloExample_encodes() {
         var encoder = WebSocketFrameEncoder()
         #expect(encoder.textMessage(hello) == [0x81, 0x05, 0x48, 0x65, 0x6C, 0x6C, 0x6F])
     }
 
-    @Test func encodes_the_fragmented_hello_example() {
+    @Test func fragmentedHelloExample_encodes() {
         #expect(WebSocketFrameEncoder.frame(opcode: .text, payload: Array("Hel".utf8), fin: false) == [0x01, 0x03, 0x48, 0x65, 0x6C])
         #expect(WebSocketFrameEncoder.frame(opcode: .continuation, payload: Array("lo".utf8)) == [0x80, 0x02, 0x6C, 0x6F])
     }
 
-    @Test func encodes_the_ping_example() {
+    @Test func pingExample_encodes() {
         #expect(WebSocketFrameEncoder.ping(hello) == [0x89, 0x05, 0x48, 0x65, 0x6C, 0x6C, 0x6F])
     }
 
-    @Test func encodes_a_pong_echoing_the_ping_payload() {
+    @Test func pong_encodes_echoingThePingPayload() {
         #expect(WebSocketFrameEncoder.pong(hello) == [0x8A, 0x05, 0x48, 0x65, 0x6C, 0x6C, 0x6F])
     }
 
-    @Test func encodes_256_octets_with_a_16_bit_length() {
+    @Test func payloadOf256Octets_encodes_withA16BitLength() {
         let payload = [UInt8](repeating: 0xAB, count: 256)
         let frame = WebSocketFrameEncoder.frame(opcode: .binary, payload: payload)
         #expect(Array(frame[0..<4]) == [0x82, 0x7E, 0x01, 0x00])
         #expect(Array(frame[4...]) == payload)
     }
 
-    @Test func encodes_64_KiB_with_a_64_bit_length() {
+    @Test func payloadOf64KiB_encodes_withA64BitLength() {
         let payload = [UInt8](repeating: 0xCD, count: 65_536)
         let frame = WebSocketFrameEncoder.frame(opcode: .binary, payload: payload)
         #expect(Array(frame[0..<10]) == [0x82, 0x7F, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00])
         #expect(frame.count == 10 + 65_536)
     }
 
-    @Test func uses_the_shortest_length_form_at_each_boundary() {
+    @Test func length_usesTheShortestForm_atEachBoundary() {
         func header(_ count: Int) -> [UInt8] {
             var bytes: [UInt8] = []
             WebSocketFrameEncoder.appendHeader(fin: true, rsv1: false, opcode: .text, payloadLength: count, to: &bytes)
@@ -50,18 +50,18 @@ import Testing
         #expect(header(65_536) == [0x81, 127, 0, 0, 0, 0, 0, 1, 0, 0])
     }
 
-    @Test func encodes_close_with_code_and_reason() {
+    @Test func close_encodes_withCodeAndReason() {
         #expect(WebSocketFrameEncoder.close(code: .goingAway, reason: "bye") == [0x88, 0x05, 0x03, 0xE9, 0x62, 0x79, 0x65])
         #expect(WebSocketFrameEncoder.close(code: WebSocketCloseCode(rawValue: 4001)) == [0x88, 0x02, 0x0F, 0xA1])
     }
 
-    @Test func truncates_a_long_close_reason_on_a_character_boundary() {
+    @Test func longCloseReason_isTruncated_onACharacterBoundary() {
         let frame = WebSocketFrameEncoder.close(code: .normalClosure, reason: String(repeating: "é", count: 100))
         #expect(frame[1] == 2 + 122)  // 61 two-octet characters fit in 123 octets
         #expect(UTF8Validator.isValid(frame[4...]))
     }
 
-    @Test func sets_RSV1_and_compresses_when_deflate_is_negotiated() {
+    @Test func encoder_setsRSV1AndCompresses_whenDeflateIsNegotiated() {
         var encoder = WebSocketFrameEncoder(deflate: DeflateParameters())
         // RFC 7692 §7.2.3.1: "Hello" compressed is f2 48 cd c9 c9 07 00.
         #expect(encoder.textMessage(hello) == [0xC1, 0x07, 0xF2, 0x48, 0xCD, 0xC9, 0xC9, 0x07, 0x00])

@@ -20,11 +20,11 @@ import Testing
         return nil
     }
 
-    @Test func computes_the_RFC_6455_section_1_3_accept_value() {
+    @Test func acceptValue_matchesTheRFC6455Section1Point3Example() {
         #expect(WebSocketHandshake.acceptValue(forKey: key) == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
     }
 
-    @Test func accepts_a_valid_request_and_builds_the_101_headers() throws {
+    @Test func validRequest_isAccepted_withThe101Headers() throws {
         let request = try WebSocketHandshake.validate(method: "GET", headers: headers()).get()
         let response = request.accept(deflate: nil)
         #expect(response.headers.map(\.name) == ["Upgrade", "Connection", "Sec-WebSocket-Accept"])
@@ -32,7 +32,7 @@ import Testing
         #expect(response.deflate == nil)
     }
 
-    @Test func matches_header_names_and_tokens_case_insensitively_in_lists() throws {
+    @Test func headerNamesAndTokens_matchCaseInsensitively_inLists() throws {
         let request = try WebSocketHandshake.validate(method: "GET", headers: [
             ("host", "h"), ("UPGRADE", "h2c, WebSocket"), ("connection", "keep-alive, upgrade"),
             ("sec-websocket-key", " \(key) "), ("SEC-WEBSOCKET-VERSION", "13"),
@@ -40,7 +40,7 @@ import Testing
         #expect(request.key == key)
     }
 
-    @Test func negotiates_permessage_deflate_when_offered() throws {
+    @Test func permessageDeflate_isNegotiated_whenOffered() throws {
         let request = try WebSocketHandshake.validate(method: "GET", headers: headers(
             [("Sec-WebSocket-Extensions", "permessage-deflate; client_max_window_bits")])).get()
         let response = request.accept()
@@ -50,20 +50,20 @@ import Testing
         #expect(request.accept(deflate: nil).deflate == nil)
     }
 
-    @Test func refuses_a_method_other_than_GET() {
+    @Test func methodOtherThanGET_isRefused() {
         let failure = error(WebSocketHandshake.validate(method: "POST", headers: headers()))
         #expect(failure == .methodNotGet)
         #expect(failure?.httpStatus == 405)
     }
 
-    @Test func refuses_missing_upgrade_connection_or_host_with_400() {
+    @Test func missingUpgradeConnectionOrHost_isRefusedWith400() {
         #expect(error(WebSocketHandshake.validate(method: "GET", headers: headers(dropping: "Upgrade"))) == .missingUpgradeWebSocket)
         #expect(error(WebSocketHandshake.validate(method: "GET", headers: headers(dropping: "Connection"))) == .missingConnectionUpgrade)
         #expect(error(WebSocketHandshake.validate(method: "GET", headers: headers(dropping: "Host"))) == .missingHost)
         #expect(WebSocketHandshakeError.missingUpgradeWebSocket.httpStatus == 400)
     }
 
-    @Test func refuses_other_versions_with_426_naming_version_13() {
+    @Test func otherVersions_areRefusedWith426_namingVersion13() {
         let failure = error(WebSocketHandshake.validate(method: "GET", headers: headers(dropping: "Sec-WebSocket-Version", [("Sec-WebSocket-Version", "8")])))
         #expect(failure == .unsupportedVersion)
         #expect(failure?.httpStatus == 426)
@@ -73,12 +73,12 @@ import Testing
     }
 
     @Test(arguments: ["", "dGhlIHNhbXBsZSBub25jZQ", "dGhlIHNhbXBsZSBub25j", "dGhlIHNhbXBsZSBub25jZSE=", "dGhlIHNhbXBsZSBub25jZQ=!", "!GhlIHNhbXBsZSBub25jZQ=="])
-    func refuses_a_key_that_is_not_16_base64_octets(badKey: String) {
+    func keyThatIsNot16Base64Octets_isRefused(badKey: String) {
         let result = WebSocketHandshake.validate(method: "GET", headers: headers(dropping: "Sec-WebSocket-Key", [("Sec-WebSocket-Key", badKey)]))
         #expect(error(result) == .invalidKey)
     }
 
-    @Test func refuses_a_repeated_key() {
+    @Test func repeatedKey_isRefused() {
         let result = WebSocketHandshake.validate(method: "GET", headers: headers([("Sec-WebSocket-Key", key)]))
         #expect(error(result) == .invalidKey)
     }

@@ -2,13 +2,13 @@ import Testing
 @testable import WhisperWebSocket
 
 @Suite struct WebSocketMaskingTests {
-    @Test func masks_hello_like_the_RFC_6455_section_5_7_example() {
+    @Test func hello_isMasked_likeTheRFC6455Section5Point7Example() {
         var bytes = Array("Hello".utf8)
         WebSocketMasking.apply(ClientFrames.key, to: &bytes, range: 0..<5, keyOffset: 0)
         #expect(bytes == [0x7F, 0x9F, 0x4D, 0x51, 0x58])
     }
 
-    @Test func unmasking_piecewise_at_any_offset_equals_unmasking_at_once() {
+    @Test func piecewiseUnmasking_equalsUnmaskingAtOnce_atAnyOffset() {
         let original = (0..<100).map { UInt8(truncatingIfNeeded: $0 &* 37) }
         var whole = original
         WebSocketMasking.apply(ClientFrames.key, to: &whole, range: 0..<100, keyOffset: 0)

@@ -5,12 +5,12 @@ import Testing
     func text(_ s: String, fin: Bool = true) -> WebSocketFrame { WebSocketFrame(fin: fin, opcode: .text, payload: Array(s.utf8)) }
     func more(_ bytes: [UInt8], fin: Bool = true) -> WebSocketFrame { WebSocketFrame(fin: fin, opcode: .continuation, payload: bytes) }
 
-    @Test func delivers_a_single_frame_text_message() throws {
+    @Test func singleFrameTextMessage_isDelivered() throws {
         var assembler = WebSocketMessageAssembler()
         #expect(try assembler.append(text("Hello")) == .text(Array("Hello".utf8)))
     }
 
-    @Test func reassembles_fragments() throws {
+    @Test func fragments_areReassembled() throws {
         var assembler = WebSocketMessageAssembler()
         #expect(try assembler.append(text("Hel", fin: false)) == nil)
         #expect(try assembler.append(more(Array("l".utf8), fin: false)) == nil)
@@ -18,7 +18,7 @@ import Testing
         #expect(try assembler.append(text("again")) == .text(Array("again".utf8)))
     }
 
-    @Test func returns_control_frames_interleaved_between_fragments() throws {
+    @Test func interleavedControlFrames_areReturned_betweenFragments() throws {
         var assembler = WebSocketMessageAssembler()
         #expect(try assembler.append(text("Hel", fin: false)) == nil)
         #expect(try assembler.append(WebSocketFrame(opcode: .ping, payload: [1])) == .ping([1]))
@@ -26,12 +26,12 @@ import Testing
         #expect(try assembler.append(more(Array("lo".utf8))) == .text(Array("Hello".utf8)))
     }
 
-    @Test func rejects_a_continuation_without_a_start() {
+    @Test func continuationWithoutAStart_isRejected() {
         var assembler = WebSocketMessageAssembler()
         #expect(throws: WebSocketError.unexpectedContinuation) { try assembler.append(more([0x41])) }
     }
 
-    @Test func rejects_a_new_data_frame_inside_a_fragmented_message() throws {
+    @Test func newDataFrame_isRejected_insideAFragmentedMessage() throws {
         var assembler = WebSocketMessageAssembler()
         _ = try assembler.append(text("Hel", fin: false))
         #expect(throws: WebSocketError.expectedContinuation) { try assembler.append(text("lo")) }
@@ -39,20 +39,20 @@ import Testing
 
     // MARK: Size cap
 
-    @Test func accepts_a_fragmented_message_of_exactly_the_cap() throws {
+    @Test func fragmentedMessageOfExactlyTheCap_isAccepted() throws {
         var assembler = WebSocketMessageAssembler(maxMessageBytes: 10)
         _ = try assembler.append(WebSocketFrame(fin: false, opcode: .text, payload: Array(repeating: 0x41, count: 6)))
         #expect(assembler.budget.continuation == 4)
         #expect(try assembler.append(more(Array(repeating: 0x41, count: 4))) == .text(Array(repeating: 0x41, count: 10)))
     }
 
-    @Test func rejects_a_fragmented_message_one_over_the_cap() throws {
+    @Test func fragmentedMessageOneOverTheCap_isRejected() throws {
         var assembler = WebSocketMessageAssembler(maxMessageBytes: 10)
         _ = try assembler.append(WebSocketFrame(fin: false, opcode: .text, payload: Array(repeating: 0x41, count: 6)))
         #expect(throws: WebSocketError.messageTooBig) { try assembler.append(more(Array(repeating: 0x41, count: 5))) }
     }
 
-    @Test func caps_compressed_messages_on_their_decompressed_size() throws {
+    @Test func compressedMessages_areCapped_onTheirDecompressedSize() throws {
         let parameters = DeflateParameters()
         let compressed = DeflateCompressor(parameters: parameters).compress(Array(repeating: 0x41, count: 1001))
         var small = WebSocketMessageAssembler(maxMessageBytes: 1000, deflate: parameters)
@@ -63,7 +63,7 @@ import Testing
         #expect(try exact.append(WebSocketFrame(rsv1: true, opcode: .text, payload: compressed ?? [])) == .text(Array(repeating: 0x41, count: 1001)))
     }
 
-    @Test func reassembles_a_compressed_message_split_across_fragments() throws {
+    @Test func compressedMessage_isReassembled_whenSplitAcrossFragments() throws {
         let parameters = DeflateParameters()
         let message = Array(String(repeating: "compress me, ", count: 50).utf8)
         let compressed = DeflateCompressor(parameters: parameters).compress(message) ?? []
@@ -76,12 +76,12 @@ import Testing
 
     // MARK: UTF-8
 
-    @Test func rejects_invalid_utf8_in_a_text_message() {
+    @Test func invalidUTF8_isRejected_inATextMessage() {
         var assembler = WebSocketMessageAssembler()
         #expect(throws: WebSocketError.invalidUTF8) { try assembler.append(WebSocketFrame(opcode: .text, payload: [0xCE, 0xBA, 0xFF])) }
     }
 
-    @Test func accepts_a_code_point_split_across_fragments() throws {
+    @Test func codePoint_isAccepted_whenSplitAcrossFragments() throws {
         var assembler = WebSocketMessageAssembler()
         let euro: [UInt8] = [0xE2, 0x82, 0xAC]
         #expect(try assembler.append(WebSocketFrame(fin: false, opcode: .text, payload: [0x41, euro[0]])) == nil)
@@ -89,18 +89,18 @@ import Testing
         #expect(try assembler.append(more([euro[2]])) == .text([0x41] + euro))
     }
 
-    @Test func fails_fast_on_the_fragment_that_makes_text_invalid() throws {
+    @Test func assembler_failsFast_onTheFragmentThatMakesTextInvalid() throws {
         var assembler = WebSocketMessageAssembler()
         _ = try assembler.append(WebSocketFrame(fin: false, opcode: .text, payload: [0xCE, 0xBA]))
         #expect(throws: WebSocketError.invalidUTF8) { try assembler.append(more([0xED, 0xA0, 0x80], fin: false)) }
     }
 
-    @Test func rejects_text_ending_inside_a_code_point() {
+    @Test func textEndingInsideACodePoint_isRejected() {
         var assembler = WebSocketMessageAssembler()
         #expect(throws: WebSocketError.invalidUTF8) { try assembler.append(WebSocketFrame(opcode: .text, payload: [0x41, 0xE2, 0x82])) }
     }
 
-    @Test func validates_a_partial_frame_and_continues_where_it_stopped() throws {
+    @Test func partialFrame_isValidated_andValidationContinuesWhereItStopped() throws {
         var assembler = WebSocketMessageAssembler()
         let header = WebSocketFrameHeader(fin: true, rsv1: false, opcode: .text, payloadLength: 4)
         try assembler.inspectPartialFrame(header, payload: [0x41, 0xE2])
@@ -108,31 +108,31 @@ import Testing
         #expect(throws: WebSocketError.invalidUTF8) { try assembler.inspectPartialFrame(header, payload: [0x41, 0xC0]) }
     }
 
-    @Test func does_not_validate_binary_messages() throws {
+    @Test func binaryMessages_areNotValidated() throws {
         var assembler = WebSocketMessageAssembler()
         #expect(try assembler.append(WebSocketFrame(opcode: .binary, payload: [0xFF])) == .binary([0xFF]))
     }
 
     // MARK: Close frames
 
-    @Test func parses_close_frames() throws {
+    @Test func closeFrames_parse() throws {
         #expect(try WebSocketMessageAssembler.parseClose([]) == .close(code: nil, reason: []))
         #expect(try WebSocketMessageAssembler.parseClose([0x03, 0xE8]) == .close(code: .normalClosure, reason: []))
         #expect(try WebSocketMessageAssembler.parseClose([0x0F, 0xA1, 0x6F, 0x6B]) == .close(code: WebSocketCloseCode(rawValue: 4001), reason: Array("ok".utf8)))
     }
 
-    @Test func rejects_a_one_octet_close_payload() {
+    @Test func oneOctetClosePayload_isRejected() {
         #expect(throws: WebSocketError.invalidClosePayload) { try WebSocketMessageAssembler.parseClose([0x03]) }
     }
 
     @Test(arguments: [0, 999, 1004, 1005, 1006, 1015, 1016, 2999, 5000] as [UInt16])
-    func rejects_close_codes_a_peer_may_not_send(code: UInt16) {
+    func closeCodesAPeerMayNotSend_areRejected(code: UInt16) {
         #expect(throws: WebSocketError.invalidCloseCode(code)) {
             try WebSocketMessageAssembler.parseClose([UInt8(code >> 8), UInt8(code & 0xFF)])
         }
     }
 
-    @Test func rejects_a_close_reason_that_is_not_utf8() {
+    @Test func closeReasonThatIsNotUTF8_isRejected() {
         #expect(throws: WebSocketError.invalidUTF8) { try WebSocketMessageAssembler.parseClose([0x03, 0xE8, 0xCE, 0xBA, 0xE1, 0xBD]) }
     }
 }

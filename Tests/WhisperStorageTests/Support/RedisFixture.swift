@@ -2,28 +2,28 @@ import Foundation
 import Testing
 import WhisperRuntime
 import WhisperStorage
+import WhisperTesting
 
-/// A started loop with a connected client on the shared test Redis, and a key prefix
-/// unique to the test.
+/// A started loop with a connected client on the shared test Redis (or `url`), and a key
+/// prefix unique to the test. `connect` throws, leaving nothing behind, when the URL is
+/// missing or the server does not answer.
 struct RedisFixture {
     let harness: TestLoop
     let client: RedisClient
     let prefix: String
     let url: String
 
-    /// nil (with a recorded issue) when WHISPER_TEST_REDIS_URL is unset or unreachable.
-    static func connect(url: String? = nil, configure: (inout RedisConfiguration) -> Void = { _ in }) async throws -> RedisFixture? {
-        guard let url = url ?? TestEnvironment.redisURL() else { return nil }
+    static func connect(url: String? = nil, configure: (inout RedisConfiguration) -> Void = { _ in }) async throws -> RedisFixture {
+        let url = try url ?? TestEnvironment.redisURL
         var configuration = try RedisConfiguration(url: url)
         configure(&configuration)
         let harness = try TestLoop()
         let client = RedisClient(configuration: configuration, loop: harness.loop, log: TestEnvironment.log)
         client.start()
         guard await eventually(within: 10, { client.isConnected }) else {
-            Issue.record("could not connect to Redis at \(configuration.redactedDescription)")
             client.close()
             harness.shutdown()
-            return nil
+            throw RedisFixtureError(description: "could not connect to Redis at \(configuration.redactedDescription)")
         }
         return RedisFixture(harness: harness, client: client, prefix: TestEnvironment.uniqueName("wst"), url: url)
     }
@@ -36,11 +36,8 @@ struct RedisFixture {
     }
 }
 
-extension Result {
-    var failureValue: Failure? {
-        if case .failure(let error) = self { return error }
-        return nil
-    }
+struct RedisFixtureError: Error, CustomStringConvertible {
+    let description: String
 }
 
 /// `send` as a Result, for asserting on failures without do/catch noise.

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import WhisperStorage
+import WhisperTesting
 
 /// A fresh, empty schema in the shared test database, first on `search_path`, so each
 /// test (migrations included) starts from nothing and tests can run in parallel.
@@ -10,9 +10,9 @@ struct TestSchema {
     let url: String
     private let baseURL: String
 
-    /// nil (with a recorded issue) when WHISPER_TEST_DATABASE_URL is not set.
-    static func create() async throws -> TestSchema? {
-        guard let baseURL = TestEnvironment.databaseURL() else { return nil }
+    /// Throws when WHISPER_TEST_DATABASE_URL is not set or the schema cannot be created.
+    static func create() async throws -> TestSchema {
+        let baseURL = try TestEnvironment.databaseURL
         let name = TestEnvironment.uniqueName("t")
         let admin = PostgresPool(url: baseURL, size: 1, log: TestEnvironment.log)
         defer { admin.shutdown() }
@@ -36,14 +36,8 @@ struct TestSchema {
     }
 }
 
-/// Runs `body` with a fresh schema and drops it afterwards.
+/// Runs `body` with a fresh schema and drops it afterwards, whether `body` returned or threw.
 func withTestSchema(_ body: (TestSchema) async throws -> Void) async throws {
-    guard let schema = try await TestSchema.create() else { return }
-    do {
-        try await body(schema)
-    } catch {
-        await schema.drop()
-        throw error
-    }
-    await schema.drop()
+    let schema = try await TestSchema.create()
+    try await withCleanup { try await body(schema) } cleanup: { await schema.drop() }
 }
