@@ -16,6 +16,13 @@ import WhisperOps
         #expect(acl.password?.unredacted == "pw")
     }
 
+    /// `redis-cli -u` reads a userinfo without a colon as a password, and an ACL user without
+    /// a password could not authenticate anyway.
+    @Test func parse_readsUserInfoAsPassword_whenItHasNoColon() throws {
+        let endpoint = try RedisEndpoint.parse("redis://s%40cret@cache:6380/1")
+        #expect(endpoint == RedisEndpoint(host: "cache", port: 6380, database: 1, password: Secret("s@cret")))
+    }
+
     @Test func parse_acceptsBracketedIPv6() throws {
         #expect(try RedisEndpoint.parse("redis://[::1]:6390/1") == RedisEndpoint(host: "::1", port: 6390, database: 1))
         #expect(try RedisEndpoint.parse("redis://[::1]") == RedisEndpoint(host: "::1"))
@@ -25,6 +32,12 @@ import WhisperOps
                       "redis://:%zz@host", "tcp://host", "redis://ho st", "redis://::1:6379"])
     func parse_rejectsMalformedURLs(_ text: String) {
         #expect(throws: ConfigError.self) { try RedisEndpoint.parse(text) }
+    }
+
+    @Test func parse_hidesBarePasswordInError_whenURLIsMalformed() {
+        let error = #expect(throws: ConfigError.self) { try RedisEndpoint.parse("redis://topsecret@cache:0") }
+        #expect(error?.description.contains("topsecret") == false, "\(String(describing: error))")
+        #expect(error?.description.contains("redis://***@cache:0") == true, "\(String(describing: error))")
     }
 
     @Test func description_hidesThePassword() throws {
