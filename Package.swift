@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(name: "WhisperWebSocketTests", dependencies: ["WhisperWebSocket"]),
         .testTarget(name: "WhisperOpsTests", dependencies: ["WhisperOps"]),
         .testTarget(name: "WhisperRuntimeTests", dependencies: ["WhisperRuntime", "WhisperTesting"]),
-        .testTarget(name: "WhisperStorageTests", dependencies: ["WhisperStorage", "WhisperTesting"]),
+        .testTarget(name: "WhisperStorageTests", dependencies: ["WhisperStorage", "WhisperOps", "WhisperTesting"]),
         .testTarget(name: "WhisperServicesTests", dependencies: ["WhisperServices", "WhisperProtocol", "WhisperOps", "CSodium"]),
         .testTarget(name: "WhisperBenchTests", dependencies: ["WhisperBench", "WhisperTesting", "WhisperProtocol", "WhisperWebSocket"]),
         .testTarget(name: "WhisperServerTests", dependencies: ["WhisperServer", "WhisperServices", "WhisperStorage", "WhisperProtocol", "WhisperTesting"]),

@@ -43,7 +43,7 @@ public final class WhisperServer: Sendable {
         // that the other loops then share through SO_REUSEPORT.
         for (index, loop) in group.loops.enumerated() {
             let (publicBound, adminBound, context) = try WhisperServer.onLoop(loop) { () throws -> (Int, Int, LoopBound<LoopContext>) in
-                let redis = RedisClient(configuration: WhisperServer.redisConfiguration(config.redis), loop: loop, log: storageLog)
+                let redis = RedisClient(configuration: RedisConfiguration(endpoint: config.redis), loop: loop, log: storageLog)
                 redis.start()
                 let context = LoopContext(loop: loop, index: index, shared: shared, redis: redis)
                 try context.start(publicAddress: publicAddress, adminAddress: adminAddress, tls: tls)
@@ -55,7 +55,7 @@ public final class WhisperServer: Sendable {
         }
         self.contexts = contexts
         shared.deliveryHub.attach(contexts)
-        let subscriber = RedisSubscriber(configuration: WhisperServer.redisConfiguration(config.redis),
+        let subscriber = RedisSubscriber(configuration: RedisConfiguration(endpoint: config.redis),
                                          loop: group.loops[0], log: storageLog)
         revocations = RevocationListener(subscriber: subscriber, channel: shared.redisKeys.revocationChannel,
                                          contexts: contexts, log: log)
@@ -92,11 +92,6 @@ public final class WhisperServer: Sendable {
             case .error: log.error("storage", ["message": .string(message)])
             }
         }
-    }
-
-    static func redisConfiguration(_ endpoint: RedisEndpoint) -> RedisConfiguration {
-        RedisConfiguration(host: endpoint.host, port: Int(endpoint.port), username: endpoint.username,
-                           password: endpoint.password?.unredacted, database: endpoint.database)
     }
 
     /// SIGTERM: stop accepting, close WebSockets with 1001 once their in-flight requests are

@@ -26,10 +26,14 @@ import WhisperOps
     @Test func parse_acceptsBracketedIPv6() throws {
         #expect(try RedisEndpoint.parse("redis://[::1]:6390/1") == RedisEndpoint(host: "::1", port: 6390, database: 1))
         #expect(try RedisEndpoint.parse("redis://[::1]") == RedisEndpoint(host: "::1"))
+        #expect(try RedisEndpoint.parse("redis://relay:pw@[::1]:7000/0")
+            == RedisEndpoint(host: "::1", port: 7000, username: "relay", password: Secret("pw")))
     }
 
-    @Test(arguments: ["redis://", "redis://host:0", "redis://host:99999", "redis://host/x", "redis://host/1?x=y",
-                      "redis://:%zz@host", "tcp://host", "redis://ho st", "redis://::1:6379"])
+    @Test(arguments: ["redis://", "redis://host:0", "redis://host:99999", "redis://host:65536", "redis://host:x",
+                      "redis://host/x", "redis://host/-1", "redis://host/1?x=y", "redis://:%zz@host", "redis://%zz@host",
+                      "tcp://host", "rediss://host:6379/0", "redis://ho st", "redis://::1:6379", "redis://[::1/0",
+                      "redis://:1/0"])
     func parse_rejectsMalformedURLs(_ text: String) {
         #expect(throws: ConfigError.self) { try RedisEndpoint.parse(text) }
     }
