@@ -32,7 +32,7 @@ let package = Package(
 
         // MARK: I/O
         .target(name: "WhisperRuntime", dependencies: ["CLinux", "COpenSSL", "WhisperOps"]),
-        .target(name: "WhisperStorage", dependencies: ["WhisperRuntime", "CPostgres", "CHiredis", "WhisperOps"]),
+        .target(name: "WhisperStorage", dependencies: ["WhisperRuntime", "CPostgres", "CHiredis", "WhisperOps", "WhisperProtocol"]),
         .target(name: "WhisperServices", dependencies: ["WhisperProtocol", "WhisperOps", "CSodium"]),
         .target(name: "WhisperServer", dependencies: [
             "WhisperServices",

@@ -45,14 +45,9 @@ extension JSONWriter {
             bytes.append(UInt8(ascii: "u"))
             bytes.append(ASCII.zero)
             bytes.append(ASCII.zero)
-            bytes.append(Self.lowerHexDigit(byte >> 4))
-            bytes.append(Self.lowerHexDigit(byte & 0x0F))
+            bytes.append(Hex.digit(byte >> 4))
+            bytes.append(Hex.digit(byte))
         }
-    }
-
-    @inline(__always)
-    static func lowerHexDigit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? ASCII.zero &+ nibble : UInt8(ascii: "a") &+ (nibble &- 10)
     }
 }
 
