@@ -26,9 +26,9 @@ let package = Package(
 
         // MARK: Pure modules (no I/O)
         .target(name: "WhisperProtocol"),
-        .target(name: "WhisperHTTP"),
+        .target(name: "WhisperHTTP", dependencies: ["WhisperProtocol"]),
         .target(name: "WhisperWebSocket", dependencies: ["WhisperProtocol", "CZlib", "COpenSSL"]),
-        .target(name: "WhisperOps", dependencies: ["CLinux"]),
+        .target(name: "WhisperOps", dependencies: ["CLinux", "WhisperProtocol"]),
 
         // MARK: I/O
         .target(name: "WhisperRuntime", dependencies: ["CLinux", "COpenSSL", "WhisperOps"]),

@@ -1,3 +1,5 @@
+import WhisperProtocol
+
 /// Where Redis is, from `WHISPER_REDIS_URL`:
 ///
 ///     redis://[[username]:password@]host[:port][/db]
