@@ -26,13 +26,13 @@ let package = Package(
 
         // MARK: Pure modules (no I/O)
         .target(name: "WhisperProtocol"),
-        .target(name: "WhisperHTTP"),
+        .target(name: "WhisperHTTP", dependencies: ["WhisperProtocol"]),
         .target(name: "WhisperWebSocket", dependencies: ["WhisperProtocol", "CZlib", "COpenSSL"]),
         .target(name: "WhisperOps", dependencies: ["CLinux", "WhisperProtocol"]),
 
         // MARK: I/O
         .target(name: "WhisperRuntime", dependencies: ["CLinux", "COpenSSL", "WhisperOps"]),
-        .target(name: "WhisperStorage", dependencies: ["WhisperRuntime", "CPostgres", "CHiredis", "WhisperOps"]),
+        .target(name: "WhisperStorage", dependencies: ["WhisperRuntime", "CPostgres", "CHiredis", "WhisperOps", "WhisperProtocol"]),
         .target(name: "WhisperServices", dependencies: ["WhisperProtocol", "WhisperOps", "CSodium", "COpenSSL"]),
         .target(name: "WhisperServer", dependencies: [
             "WhisperServices",
@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(name: "WhisperWebSocketTests", dependencies: ["WhisperWebSocket"]),
         .testTarget(name: "WhisperOpsTests", dependencies: ["WhisperOps", "WhisperProtocol"]),
         .testTarget(name: "WhisperRuntimeTests", dependencies: ["WhisperRuntime", "WhisperTesting"]),
-        .testTarget(name: "WhisperStorageTests", dependencies: ["WhisperStorage", "WhisperTesting"]),
+        .testTarget(name: "WhisperStorageTests", dependencies: ["WhisperStorage", "WhisperOps", "WhisperTesting"]),
         .testTarget(name: "WhisperServicesTests", dependencies: ["WhisperServices", "WhisperProtocol", "WhisperOps", "CSodium", "WhisperTesting"]),
         .testTarget(name: "WhisperBenchTests", dependencies: ["WhisperBench", "WhisperTesting", "WhisperProtocol", "WhisperWebSocket"]),
         .testTarget(name: "WhisperServerTests", dependencies: ["WhisperServer", "WhisperServices", "WhisperStorage", "WhisperProtocol", "WhisperTesting"]),

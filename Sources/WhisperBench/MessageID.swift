@@ -1,3 +1,5 @@
+import WhisperProtocol
+
 /// The messageId the benchmark puts on every message, a UUID-shaped text the server accepts
 /// (any version) and echoes as sent, which carries where the message came from:
 ///
@@ -14,13 +16,11 @@ struct MessageID: Hashable, Sendable {
     var stream: UInt32
     var sequence: UInt64
 
-    private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
-
     var text: String {
         var bytes = [UInt8](repeating: UInt8(ascii: "-"), count: 36)
         func put(_ value: UInt64, nibbles: Int, at offset: Int) {
             for i in 0..<nibbles {
-                bytes[offset + i] = Self.digits[Int((value >> UInt64(4 * (nibbles - 1 - i))) & 0xF)]
+                bytes[offset + i] = Hex.digit(UInt8(truncatingIfNeeded: value >> UInt64(4 * (nibbles - 1 - i))))
             }
         }
         put(UInt64(run), nibbles: 8, at: 0)
@@ -46,13 +46,7 @@ struct MessageID: Hashable, Sendable {
         func hex(_ range: Range<Int>) -> UInt64? {
             var value: UInt64 = 0
             for i in range {
-                let c = utf8[i] | 0x20
-                let nibble: UInt8
-                switch c {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = c - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = c - UInt8(ascii: "a") + 10
-                default: return nil
-                }
+                guard let nibble = Hex.value(ofDigit: utf8[i]) else { return nil }
                 value = value << 4 | UInt64(nibble)
             }
             return value

@@ -8,7 +8,6 @@ enum ASCII {
     static let colon: UInt8 = 0x3A
     static let slash: UInt8 = 0x2F
     static let question: UInt8 = 0x3F
-    static let percent: UInt8 = 0x25
     static let comma: UInt8 = 0x2C
     static let hash: UInt8 = 0x23
 
@@ -41,15 +40,6 @@ enum ASCII {
 
     static func isDigit(_ byte: UInt8) -> Bool {
         byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
-    }
-
-    static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte &- UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte &- UInt8(ascii: "a") &+ 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte &- UInt8(ascii: "A") &+ 10
-        default: return nil
-        }
     }
 
     static func lowercased(_ byte: UInt8) -> UInt8 {

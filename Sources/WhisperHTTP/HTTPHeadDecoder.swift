@@ -1,3 +1,5 @@
+import WhisperProtocol
+
 /// Turns the bytes of one complete head (request-line, field lines, empty line; every line ending
 /// already checked to be CRLF by the scanner) into a validated `HTTPRequestHead`.
 enum HTTPHeadDecoder {

@@ -1,3 +1,5 @@
+import WhisperProtocol
+
 /// Percent-decoded values of a matched route's `{name}` segments.
 public struct HTTPPathParameters: Sendable, Equatable {
     public struct Item: Sendable, Equatable {

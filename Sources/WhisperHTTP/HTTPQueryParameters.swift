@@ -1,3 +1,5 @@
+import WhisperProtocol
+
 /// Query parameters of a request target, in order, percent-decoded. `a=1&b&c=` gives
 /// ("a","1"), ("b",""), ("c",""); empty pieces (`&&`) are skipped; `+` stays a plus (see
 /// `PercentDecoding`).

@@ -1,3 +1,5 @@
+import WhisperProtocol
+
 /// A response to serialize. `Content-Length` and `Connection` are owned by the serializer
 /// (`HTTPResponse+Serialization.swift`); values set here for them are replaced.
 public struct HTTPResponse: Sendable, Equatable {

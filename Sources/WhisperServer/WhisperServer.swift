@@ -42,7 +42,7 @@ public final class WhisperServer: Sendable {
         // that the other loops then share through SO_REUSEPORT.
         for (index, loop) in group.loops.enumerated() {
             let (publicBound, adminBound, context) = try WhisperServer.onLoop(loop) { () throws -> (Int, Int, LoopBound<LoopContext>) in
-                let redis = RedisClient(configuration: WhisperServer.redisConfiguration(config.redis), loop: loop, log: storageLog)
+                let redis = RedisClient(configuration: RedisConfiguration(endpoint: config.redis), loop: loop, log: storageLog)
                 redis.start()
                 let context = LoopContext(loop: loop, index: index, shared: shared, redis: redis)
                 try context.start(publicAddress: publicAddress, adminAddress: adminAddress, tls: tls)
@@ -54,7 +54,7 @@ public final class WhisperServer: Sendable {
         }
         self.contexts = contexts
         shared.deliveryHub.attach(contexts)
-        let subscriber = RedisSubscriber(configuration: WhisperServer.redisConfiguration(config.redis),
+        let subscriber = RedisSubscriber(configuration: RedisConfiguration(endpoint: config.redis),
                                          loop: group.loops[0], log: storageLog)
         subscriptions = NodeSubscriptions(subscriber: subscriber,
                                           channels: NodeSubscriptions.channels(shared: shared, contexts: contexts), log: log,
@@ -89,11 +89,6 @@ public final class WhisperServer: Sendable {
             case .error: log.error("storage", ["message": .string(message)])
             }
         }
-    }
-
-    static func redisConfiguration(_ endpoint: RedisEndpoint) -> RedisConfiguration {
-        RedisConfiguration(host: endpoint.host, port: Int(endpoint.port), username: endpoint.username,
-                           password: endpoint.password?.unredacted, database: endpoint.database)
     }
 
     /// SIGTERM: stop accepting, close WebSockets with 1001 once their in-flight requests are

@@ -1,4 +1,5 @@
 import Foundation
+import WhisperProtocol
 
 /// The shared fixture files under `Tests/Fixtures` (also read by the Python interop tests).
 public enum TestFixtures {
@@ -41,26 +42,13 @@ public enum TestFixtures {
 
     private static func vector(_ entry: [String: Any], messageKey: String) throws -> Ed25519Vector {
         func hex(_ key: String) throws -> [UInt8] {
-            guard let text = entry[key] as? String, let bytes = hexDecode(text) else {
+            guard let text = entry[key] as? String, let bytes = Hex.decode(text) else {
                 throw TestSocket.Failure.io("fixture field \(key) missing or not hex")
             }
             return bytes
         }
         return Ed25519Vector(name: entry["name"] as? String ?? "", seed: try hex("seed"), publicKey: try hex("publicKey"),
                              message: try hex(messageKey), signature: try hex("signature"),
-                             encPublicKey: (entry["encPublicKey"] as? String).flatMap(hexDecode) ?? [])
-    }
-
-    public static func hexDecode(_ text: String) -> [UInt8]? {
-        let utf8 = Array(text.utf8)
-        guard utf8.count % 2 == 0 else { return nil }
-        var out: [UInt8] = []
-        var i = 0
-        while i < utf8.count {
-            guard let byte = UInt8(String(decoding: utf8[i..<i + 2], as: UTF8.self), radix: 16) else { return nil }
-            out.append(byte)
-            i += 2
-        }
-        return out
+                             encPublicKey: (entry["encPublicKey"] as? String).flatMap(Hex.decode) ?? [])
     }
 }

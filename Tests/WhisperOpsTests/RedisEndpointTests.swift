@@ -16,15 +16,32 @@ import WhisperOps
         #expect(acl.password?.unredacted == "pw")
     }
 
+    /// `redis-cli -u` reads a userinfo without a colon as a password, and an ACL user without
+    /// a password could not authenticate anyway.
+    @Test func parse_readsUserInfoAsPassword_whenItHasNoColon() throws {
+        let endpoint = try RedisEndpoint.parse("redis://s%40cret@cache:6380/1")
+        #expect(endpoint == RedisEndpoint(host: "cache", port: 6380, database: 1, password: Secret("s@cret")))
+    }
+
     @Test func parse_acceptsBracketedIPv6() throws {
         #expect(try RedisEndpoint.parse("redis://[::1]:6390/1") == RedisEndpoint(host: "::1", port: 6390, database: 1))
         #expect(try RedisEndpoint.parse("redis://[::1]") == RedisEndpoint(host: "::1"))
+        #expect(try RedisEndpoint.parse("redis://relay:pw@[::1]:7000/0")
+            == RedisEndpoint(host: "::1", port: 7000, username: "relay", password: Secret("pw")))
     }
 
-    @Test(arguments: ["redis://", "redis://host:0", "redis://host:99999", "redis://host/x", "redis://host/1?x=y",
-                      "redis://:%zz@host", "tcp://host", "redis://ho st", "redis://::1:6379"])
+    @Test(arguments: ["redis://", "redis://host:0", "redis://host:99999", "redis://host:65536", "redis://host:x",
+                      "redis://host/x", "redis://host/-1", "redis://host/1?x=y", "redis://:%zz@host", "redis://%zz@host",
+                      "tcp://host", "rediss://host:6379/0", "redis://ho st", "redis://::1:6379", "redis://[::1/0",
+                      "redis://:1/0"])
     func parse_rejectsMalformedURLs(_ text: String) {
         #expect(throws: ConfigError.self) { try RedisEndpoint.parse(text) }
+    }
+
+    @Test func parse_hidesBarePasswordInError_whenURLIsMalformed() {
+        let error = #expect(throws: ConfigError.self) { try RedisEndpoint.parse("redis://topsecret@cache:0") }
+        #expect(error?.description.contains("topsecret") == false, "\(String(describing: error))")
+        #expect(error?.description.contains("redis://***@cache:0") == true, "\(String(describing: error))")
     }
 
     @Test func description_hidesThePassword() throws {

@@ -1,6 +1,7 @@
 import CSodium
 import Foundation
 import Testing
+import WhisperProtocol
 import WhisperServices
 
 /// libsodium as the services use it, checked against RFC 8032 and the repo's fixture.

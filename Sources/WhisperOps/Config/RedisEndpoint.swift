@@ -1,6 +1,9 @@
+import WhisperProtocol
+
 /// Where Redis is, from `WHISPER_REDIS_URL`:
 ///
 ///     redis://[[username]:password@]host[:port][/db]
+///     redis://password@host[:port][/db]
 ///
 /// `host` may be `[ipv6]`; port defaults to 6379 and db to 0. Username and password are
 /// percent-decoded. `rediss://` is refused: hiredis 0.14 has no TLS.
@@ -72,18 +75,21 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
         return endpoint
     }
 
+    /// `user:password`, `:password`, or a bare `password`: without a colon the userinfo is the
+    /// password, as `redis-cli -u` reads it (an ACL user without a password cannot AUTH, and
+    /// taking a password for a user name would also print it in logs).
     private static func parseUserInfo(_ userInfo: ArraySlice<UInt8>, into endpoint: inout RedisEndpoint,
                                       original: String) throws(ConfigError) {
-        let colon = userInfo.firstIndex(of: UInt8(ascii: ":"))
-        let userPart = userInfo[..<(colon ?? userInfo.endIndex)]
-        guard let user = PercentDecoding.decode(userPart) else { throw invalid(original) }
-        endpoint.username = user.isEmpty ? nil : user
-        if let colon {
-            guard let password = PercentDecoding.decode(userInfo[(colon + 1)...]) else {
-                throw invalid(original)
-            }
-            endpoint.password = password.isEmpty ? nil : Secret(password)
+        let passwordPart: ArraySlice<UInt8>
+        if let colon = userInfo.firstIndex(of: UInt8(ascii: ":")) {
+            guard let user = PercentDecoding.decode(userInfo[..<colon]) else { throw invalid(original) }
+            endpoint.username = user.isEmpty ? nil : user
+            passwordPart = userInfo[(colon + 1)...]
+        } else {
+            passwordPart = userInfo
         }
+        guard let password = PercentDecoding.decode(passwordPart) else { throw invalid(original) }
+        endpoint.password = password.isEmpty ? nil : Secret(password)
     }
 
     /// `""`, `"/"` → 0; `"/N"` → N. Queries and fragments are not supported.
@@ -96,8 +102,9 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
         return digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
     }
 
-    /// An error that echoes the URL with any userinfo reduced to `***`.
+    /// An error that echoes the URL with the password (bare or after a colon) reduced to `***`.
     private static func invalid(_ text: String) -> ConfigError {
-        ConfigError.invalid(variable, expected: expectation, got: URLRedaction.redactUserInfo(text))
+        ConfigError.invalid(variable, expected: expectation,
+                            got: URLRedaction.redactUserInfo(text, bareUserInfoIsPassword: true))
     }
 }

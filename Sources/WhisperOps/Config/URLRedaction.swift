@@ -7,7 +7,9 @@ public enum URLRedaction {
         redactQueryPassword(redactUserInfo(url))
     }
 
-    static func redactUserInfo(_ url: String) -> String {
+    /// `bareUserInfoIsPassword`: for schemes (redis) that read `scheme://secret@host` as a
+    /// password, a userinfo without a colon is hidden too; elsewhere it is a user name.
+    static func redactUserInfo(_ url: String, bareUserInfoIsPassword: Bool = false) -> String {
         guard let schemeEnd = url.firstRange(of: "://") else { return url }
         let afterScheme = url[schemeEnd.upperBound...]
         let authorityEnd = afterScheme.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" })
@@ -19,7 +21,7 @@ public enum URLRedaction {
         if let colon = userInfo.firstIndex(of: ":") {
             redactedUserInfo = String(userInfo[..<colon]) + ":***"
         } else {
-            redactedUserInfo = String(userInfo)
+            redactedUserInfo = bareUserInfoIsPassword ? "***" : String(userInfo)
         }
         return String(url[..<schemeEnd.upperBound]) + redactedUserInfo
             + String(url[at...])

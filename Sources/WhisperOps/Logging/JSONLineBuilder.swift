@@ -1,3 +1,5 @@
+import WhisperProtocol
+
 /// Builds one JSON object as UTF-8 bytes, field by field, with RFC 8259 §7 string escaping.
 /// Only what log lines need: string, integer, number and boolean members of a flat object.
 struct JSONLineBuilder {
@@ -64,45 +66,9 @@ struct JSONLineBuilder {
         bytes.append(UInt8(ascii: ":"))
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    /// `"` and `\` escaped, control characters as `\n` `\r` `\t` `\b` `\f` or `\u00XX`.
-    /// U+2028/2029 are escaped too so a line is safe to embed in JavaScript.
+    /// Escaped by `JSONString`, and JavaScript-safe: DEL and U+2028/2029 are escaped too, so a
+    /// line is safe to embed in JavaScript.
     private mutating func appendString(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
-        var utf8 = value.utf8.makeIterator()
-        while let byte = utf8.next() {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-            case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-            case 0x00..<0x20, 0x7F:
-                bytes.append(contentsOf: Array("\\u00".utf8))
-                bytes.append(Self.hexDigits[Int(byte >> 4)])
-                bytes.append(Self.hexDigits[Int(byte & 0x0F)])
-            case 0xE2:
-                // U+2028 / U+2029 are E2 80 A8 / E2 80 A9.
-                guard let second = utf8.next() else {
-                    bytes.append(byte)
-                    break
-                }
-                guard second == 0x80, let third = utf8.next() else {
-                    bytes.append(contentsOf: [byte, second])
-                    break
-                }
-                if third == 0xA8 || third == 0xA9 {
-                    bytes.append(contentsOf: Array(third == 0xA8 ? "\\u2028".utf8 : "\\u2029".utf8))
-                } else {
-                    bytes.append(contentsOf: [byte, second, third])
-                }
-            default:
-                bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
+        JSONString.appendQuoted(value, to: &bytes, escaping: .javaScriptSafe)
     }
 }

@@ -19,7 +19,7 @@ public struct CanonicalUUID: Hashable, Sendable, CustomStringConvertible {
                 if i == 8 || i == 13 || i == 18 || i == 23 {
                     guard byte == ASCII.minus else { return false }
                 } else {
-                    guard ASCII.hexValue(byte) != nil else { return false }
+                    guard Hex.value(ofDigit: byte) != nil else { return false }
                     if byte >= UInt8(ascii: "A"), byte <= UInt8(ascii: "F") { hasUppercase = true }
                 }
             }

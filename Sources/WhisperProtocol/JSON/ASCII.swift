@@ -21,15 +21,4 @@ enum ASCII {
 
     @inline(__always)
     static func isDigit(_ byte: UInt8) -> Bool { byte &- zero < 10 }
-
-    /// Value of a hex digit (any case), or `nil`.
-    @inline(__always)
-    static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case 0x30...0x39: return byte &- 0x30
-        case 0x41...0x46: return byte &- 0x41 &+ 10
-        case 0x61...0x66: return byte &- 0x61 &+ 10
-        default: return nil
-        }
-    }
 }

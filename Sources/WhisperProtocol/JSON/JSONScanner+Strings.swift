@@ -156,7 +156,7 @@ extension JSONScanner {
         guard position + 4 <= bytes.count else { throw JSONError(.invalidUnicodeEscape, at: position - 2) }
         var value: UInt32 = 0
         for offset in 0..<4 {
-            guard let digit = ASCII.hexValue(bytes[position + offset]) else {
+            guard let digit = Hex.value(ofDigit: bytes[position + offset]) else {
                 throw JSONError(.invalidUnicodeEscape, at: position - 2)
             }
             value = value << 4 | UInt32(digit)

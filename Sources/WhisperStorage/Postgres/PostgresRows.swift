@@ -1,3 +1,5 @@
+import WhisperProtocol
+
 /// A query result in text format: column names and rows of optional strings (nil = NULL),
 /// with typed getters that return nil rather than trap on a missing column, a NULL or an
 /// unparsable value.

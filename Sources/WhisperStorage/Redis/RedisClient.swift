@@ -1,3 +1,4 @@
+import WhisperOps
 import WhisperRuntime
 
 /// Redis access for one event loop (the server creates one client per loop).
@@ -25,7 +26,7 @@ public final class RedisClient: @unchecked Sendable {
     private let link: RedisLink
     private let handle: RedisLinkHandle
 
-    public convenience init(url: String, loop: EventLoop, log: @escaping StorageLog = { _, _ in }) throws(RedisError) {
+    public convenience init(url: String, loop: EventLoop, log: @escaping StorageLog = { _, _ in }) throws(ConfigError) {
         self.init(configuration: try RedisConfiguration(url: url), loop: loop, log: log)
     }
 

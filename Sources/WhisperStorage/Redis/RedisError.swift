@@ -12,7 +12,6 @@ public enum RedisError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Refused before sending: empty argument list, or a command that would break the
     /// reply order (SUBSCRIBE and MONITOR belong to `RedisSubscriber`).
     case invalidCommand(String)
-    case invalidURL(String)
 
     public var description: String {
         switch self {
@@ -20,7 +19,6 @@ public enum RedisError: Error, Sendable, Equatable, CustomStringConvertible {
         case .timeout: return "Redis command timed out"
         case .closed: return "Redis client closed"
         case .invalidCommand(let reason): return "invalid Redis command: \(reason)"
-        case .invalidURL(let reason): return "invalid Redis URL: \(reason)"
         }
     }
 }

@@ -1,3 +1,4 @@
+import WhisperOps
 import WhisperRuntime
 
 /// Pub/sub on a dedicated connection (a subscribed connection can run no other command).
@@ -18,7 +19,7 @@ public final class RedisSubscriber: @unchecked Sendable {
     /// user re-checks whatever state those messages would have changed. Set it on `loop`.
     public var onReady: (() -> Void)?
 
-    public convenience init(url: String, loop: EventLoop, log: @escaping StorageLog = { _, _ in }) throws(RedisError) {
+    public convenience init(url: String, loop: EventLoop, log: @escaping StorageLog = { _, _ in }) throws(ConfigError) {
         self.init(configuration: try RedisConfiguration(url: url), loop: loop, log: log)
     }
 

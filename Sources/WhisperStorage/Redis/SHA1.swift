@@ -1,3 +1,5 @@
+import WhisperProtocol
+
 /// SHA-1 (FIPS 180-4 §6.1), only to name Lua scripts the way Redis does (`EVALSHA`
 /// takes the SHA-1 of the source). Not used for anything security-relevant; storage has
 /// no crypto dependency, and 60 lines beat adding one.
