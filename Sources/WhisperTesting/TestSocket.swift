@@ -20,7 +20,10 @@ public final class TestSocket {
         }
     }
 
-    public let fd: Int32
+    /// -1 once closed: an fd number is closed exactly once, because after that the kernel may
+    /// hand the same number to another socket of this process (another test's, or the
+    /// in-process server's), which a second close would silently take away.
+    public private(set) var fd: Int32
     private var ssl: OpaquePointer?
     private var sslContext: OpaquePointer?
     /// Bytes received but not yet consumed.
@@ -89,6 +92,7 @@ public final class TestSocket {
         ssl = nil
         sslContext = nil
         if fd >= 0 { Glibc.close(fd) }
+        fd = -1
     }
 
     public func send(_ bytes: [UInt8]) throws {
