@@ -54,7 +54,7 @@ public enum HTTPParseError: Error, Sendable, Equatable {
     /// Always true: see the type comment. Kept as a property so callers do not hard-code it.
     public var closesConnection: Bool { true }
 
-    /// Error code for the JSON error body. 400 is the contract's INVALID_PAYLOAD (contract §9);
+    /// Error code for the JSON error body. 400 is the protocol's INVALID_PAYLOAD (docs/protocol.md "HTTP");
     /// the others have no contract code, so they are named after their status.
     public var errorCode: String {
         switch statusCode {

@@ -20,7 +20,7 @@ public struct HTTPResponse: Sendable, Equatable {
         return HTTPResponse(status: status, headers: all, body: body)
     }
 
-    /// The contract's error body `{"error":{"code":"…","message":"…"}}` (contract §9).
+    /// The protocol's error body `{"error":{"code":"…","message":"…"}}` (docs/protocol.md "HTTP").
     public static func error(status: HTTPStatus, code: String, message: String,
                              extraHeaders: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
         var body: [UInt8] = []

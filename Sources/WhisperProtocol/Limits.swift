@@ -45,7 +45,7 @@ public struct Limits: Sendable, Equatable {
     /// Decoded ciphertext of a text message: 8,000 + 16 = 8,016.
     public var maxTextCiphertextBytes: Int { maxTextPlaintextBytes + boxTagBytes }
 
-    /// `reactions` (passed through, spec §4.1): at most this many emoji keys per message…
+    /// `reactions` (passed through, docs/protocol.md "Messaging (1:1)"): at most this many emoji keys per message…
     public var maxReactionKeys = 32
     /// …each key 1…this many UTF-8 bytes (an emoji with modifiers and ZWJ joins stays well below).
     public var maxReactionKeyBytes = 64

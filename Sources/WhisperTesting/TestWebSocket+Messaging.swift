@@ -1,8 +1,8 @@
 import CSodium
 import Foundation
 
-/// A `send_message` as a phone builds it (spec §4.1): random nonce and "ciphertext" (the
-/// server never decrypts), signed over SHA-256 of the canonical bytes (spec §3.5).
+/// A `send_message` as a phone builds it (docs/protocol.md "Messaging (1:1)"): random nonce and "ciphertext" (the
+/// server never decrypts), signed over SHA-256 of the canonical bytes (docs/protocol.md "Canonical signing").
 public struct TestMessage {
     public var messageId: String
     public var from: String
@@ -27,7 +27,7 @@ public struct TestMessage {
 
     public static func nowMillis() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
-    /// spec §3.5 canonical bytes.
+    /// docs/protocol.md "Canonical signing" canonical bytes.
     public static func signedBytes(type: String = "send_message", messageId: String, from: String, to: String,
                                    timestamp: Int64, nonce: String, ciphertext: String) -> [UInt8] {
         Array("v1\n\(type)\n\(messageId)\n\(from)\n\(to)\n\(timestamp)\n\(nonce)\n\(ciphertext)\n".utf8)

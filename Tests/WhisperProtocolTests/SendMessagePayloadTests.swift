@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test func deliveryPayload_keepsTheSendersExactBytes_forEscapesAndWhitespace() throws {
-        // `\u0041` is "A" and `\/` is "/": valid once decoded, forwarded as written (contract §14).
+        // `\u0041` is "A" and `\/` is "/": valid once decoded, forwarded as written (docs/protocol.md "Canonical signing").
         let escapedTo = #""WSP-\u0041BCD-EFGH-IJ54""#
         let escapedCiphertext = #""\/\/\/\/AAECAwQFBgcICQoLDA0ODw==""#
         let reactions = #"{ "👍" :  [ "WSP-HESP-ERAL-IT3A" ] ,"\u2764" :[]}"#

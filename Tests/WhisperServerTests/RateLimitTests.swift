@@ -3,7 +3,7 @@ import Testing
 import WhisperProtocol
 import WhisperTesting
 
-/// `register_begin` rate limits (contract §10, §13, §14), shared through Redis.
+/// `register_begin` rate limits (docs/operations.md "Rate limits"; docs/operations.md "Configuration"), shared through Redis.
 @Suite(.serialized) struct RateLimitTests {
     @Test func perIP_limit_refusesTheHitPastTheCount_withRetryAfter_andCountsIt() async throws {
         let server = try await TestServer(["WHISPER_RATE_REGISTER_IP": "3/60"])

@@ -23,7 +23,7 @@ import WhisperServices
         #expect(publicKey == vector.publicKey)
         #expect(signature == vector.signature)
         #expect(Sodium.verifyEd25519(signature: signature, message: vector.message, publicKey: publicKey))
-        // Not a signature of SHA-256(challenge): the spec §3.5 pre-hash is for messages only.
+        // Not a signature of SHA-256(challenge): the docs/protocol.md "Canonical signing" pre-hash is for messages only.
         #expect(!Sodium.verifyEd25519(signature: signature, message: Sodium.sha256(vector.message), publicKey: publicKey))
     }
 

@@ -40,7 +40,7 @@ class Server:
         self.echo = echo
         self.public_port = free_port()
         self.admin_port = free_port()
-        self.log_path = log_dir / f"{name}.stdout.log"  # JSON log lines (contract §12)
+        self.log_path = log_dir / f"{name}.stdout.log"  # JSON log lines (docs/operations.md "Logs")
         self.stderr_path = log_dir / f"{name}.stderr.log"
         self.admin_token = secrets.token_hex(16)
         self.env = dict(os.environ)

@@ -1,4 +1,4 @@
-"""Messaging helpers for the interop tests: signed `send_message` frames (spec §3.5: Ed25519
+"""Messaging helpers for the interop tests: signed `send_message` frames (docs/protocol.md "Canonical signing": Ed25519
 over SHA-256 of the canonical bytes), fetch_pending paging."""
 
 from __future__ import annotations

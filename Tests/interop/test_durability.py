@@ -1,4 +1,4 @@
-"""Nothing acknowledged is lost (contract §5): `kill -9` of the server in the middle of a send
+"""Nothing acknowledged is lost (docs/protocol.md "Messaging (1:1)"): `kill -9` of the server in the middle of a send
 burst, then a restart — every `message_accepted` id is fetched afterwards, exactly once."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Process lifecycle: SIGTERM drains and exits 0 (contract §13); logs are JSON lines (§12)."""
+"""Process lifecycle: SIGTERM drains and exits 0 (docs/operations.md "Shutdown"); logs are JSON lines (docs/operations.md "Logs")."""
 
 from __future__ import annotations
 

@@ -57,7 +57,7 @@ def test_fixture_vector_is_a_valid_frame_whose_signature_verifies():
     frame = json.loads(vector["frame"])
     assert not schema_errors(frame, "send_message")
     p = frame["payload"]
-    # Canonical bytes rebuilt independently of the Swift code (spec §3.5).
+    # Canonical bytes rebuilt independently of the Swift code (docs/protocol.md "Canonical signing").
     signed = "".join(f"{part}\n" for part in ("v1", "send_message", p["messageId"], p["from"], p["to"], p["timestamp"],
                                              p["nonce"], p["ciphertext"])).encode()
     assert signed == vector["signedBytes"].encode()

@@ -1,4 +1,4 @@
-/// The optional config file (contract §13): the same `WHISPER_*` keys as the environment, one
+/// The optional config file (docs/operations.md "Configuration"): the same `WHISPER_*` keys as the environment, one
 /// `KEY=VALUE` per line; blank lines and `#` comments are ignored, an `export ` prefix is allowed,
 /// and a value may be wrapped in single or double quotes (taken literally, no escapes).
 /// The environment wins over the file: `merged(file:environment:)`.

@@ -22,7 +22,7 @@ struct EnvironmentReader {
         environment.keys.filter { $0.hasPrefix(prefix) }.sorted()
     }
 
-    /// `1|true|yes` and `0|false|no`, case-insensitive (contract §14).
+    /// `1|true|yes` and `0|false|no`, case-insensitive (docs/operations.md "Configuration").
     func bool(_ name: String, default defaultValue: Bool) throws(ConfigError) -> Bool {
         guard let text = trimmed(name) else { return defaultValue }
         switch text.lowercased() {

@@ -1,5 +1,5 @@
 /// A rate limit `"<count>/<seconds>"`: at most `count` hits in any window of `windowSeconds`
-/// (burst = count), contract §14. Enforced through Redis by the services layer.
+/// (burst = count), docs/operations.md "Rate limits". Enforced through Redis by the services layer.
 public struct RateLimit: Sendable, Hashable, CustomStringConvertible {
     public var count: Int
     public var windowSeconds: Int

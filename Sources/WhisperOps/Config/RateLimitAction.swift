@@ -1,4 +1,4 @@
-/// The actions that are rate limited (contract §10, §13). `rawValue` is the metric label
+/// The actions that are rate limited (docs/operations.md "Rate limits"; docs/operations.md "Configuration"). `rawValue` is the metric label
 /// (`whisper_rate_limited_total{action}`) and the Redis key part (`ratelimit:{key}:{action}`).
 public enum RateLimitAction: String, Sendable, CaseIterable, Hashable {
     /// `register_begin` (the proof does not count).

@@ -1,6 +1,6 @@
 import WhisperProtocol
 
-/// Everything the server reads from its environment (contract §13, §10). This file is the one
+/// Everything the server reads from its environment (docs/operations.md "Configuration"; docs/operations.md "Rate limits"). This file is the one
 /// place configuration is defined; every variable, its default and its range:
 ///
 /// | variable | default | meaning |

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Structured logging (contract §12): one JSON object per line,
+/// Structured logging (docs/operations.md "Logs"): one JSON object per line,
 ///
 ///     {"ts":"2026-11-03T14:05:09.042Z","level":"info","event":"message_accepted",
 ///      "connId":17,"whisperId":"WSP-…","messageId":"…","latencyMs":1.25,"bytes":812}

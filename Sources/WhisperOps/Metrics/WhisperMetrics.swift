@@ -1,4 +1,4 @@
-/// The relay's metrics (contract §12), registered once at start-up and shared by every thread.
+/// The relay's metrics (docs/operations.md "Health, readiness, metrics"), registered once at start-up and shared by every thread.
 /// Fetch labelled children once and keep them (`metrics.messagesDelivered.labels("live")`);
 /// the series every dashboard needs exist from the first scrape at 0.
 ///

@@ -1,8 +1,8 @@
-/// A UUID in its canonical text form: `8-4-4-4-12` hex digits, lowercase (contract §2: accepted in any
+/// A UUID in its canonical text form: `8-4-4-4-12` hex digits, lowercase (docs/protocol.md "Encodings": accepted in any
 /// case, compared and emitted lowercase). Any version is accepted. Equality is of the value.
 ///
 /// Signed fields (`messageId`, `callId`) must still be forwarded as the sender wrote them
-/// (contract §14): use this for comparisons and keys, not to rewrite what is forwarded.
+/// (docs/protocol.md "Encodings"): use this for comparisons and keys, not to rewrite what is forwarded.
 public struct CanonicalUUID: Hashable, Sendable, CustomStringConvertible {
     /// The lowercase text.
     public let string: String

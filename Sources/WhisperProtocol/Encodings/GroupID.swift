@@ -1,4 +1,4 @@
-/// A group id: `grp-` followed by a UUID (contract §6). The prefix is lowercase; the UUID part is
+/// A group id: `grp-` followed by a UUID (docs/protocol.md "Encodings"). The prefix is lowercase; the UUID part is
 /// accepted in any case and normalised to lowercase, like every UUID.
 public struct GroupID: Hashable, Sendable, CustomStringConvertible {
     public static let prefix = "grp-"

@@ -1,4 +1,4 @@
-/// The frozen protocol error codes (spec §3.1, contract §3) and their HTTP status (contract §9).
+/// The frozen protocol error codes (docs/protocol.md "Frames") and their HTTP status (docs/protocol.md "HTTP").
 public enum ErrorCode: String, Sendable, CaseIterable {
     case notRegistered = "NOT_REGISTERED"
     case authFailed = "AUTH_FAILED"

@@ -1,4 +1,4 @@
-/// Why an inbound frame's envelope was rejected. Every reason is `INVALID_PAYLOAD` (contract §14);
+/// Why an inbound frame's envelope was rejected. Every reason is `INVALID_PAYLOAD` (docs/protocol.md "Frames");
 /// `requestId` carries the frame's `requestId` when it could be read, so the reply can echo it.
 public struct FrameError: Error, Equatable, Sendable {
     public enum Reason: Equatable, Sendable {

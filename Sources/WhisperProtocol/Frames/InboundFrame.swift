@@ -1,6 +1,6 @@
-/// A client frame's envelope (spec §3.1): `{"type": …, "requestId"?: …, "payload": {…}}`.
+/// A client frame's envelope (docs/protocol.md "Frames"): `{"type": …, "requestId"?: …, "payload": {…}}`.
 ///
-/// Envelope rules (contract §3, §14):
+/// Envelope rules (docs/protocol.md "Frames"):
 /// - not JSON, not an object, `type` missing or not a string, `payload` missing or not an object,
 ///   `requestId` not a string → `INVALID_PAYLOAD`;
 /// - `"requestId": null` is the same as no `requestId` (serializers that write explicit nulls);
@@ -9,7 +9,7 @@
 ///   would otherwise silently lose the echo, or a misplaced `sessionToken` silently be ignored.
 ///
 /// `source` keeps the frame's bytes so signed values can be forwarded exactly as the sender wrote
-/// them (contract §14): see `rawPayloadValue(forKey:)`.
+/// them (docs/protocol.md "Canonical signing"): see `rawPayloadValue(forKey:)`.
 public struct InboundFrame: Sendable {
     public let type: String
     public let requestId: String?

@@ -52,7 +52,7 @@ extension JSONObject {
         return value
     }
 
-    // MARK: Encoded fields (contract §2)
+    // MARK: Encoded fields (docs/protocol.md "Encodings")
 
     /// A base64 field that must decode to exactly `exactByteCount` bytes (nonce 24, public key 32,
     /// signature 64). The length is checked on the text first, so a wrong size costs no decoding.
@@ -90,7 +90,7 @@ extension JSONObject {
         return uuid
     }
 
-    /// An integer timestamp (Unix epoch milliseconds, contract §2) that is not negative. Whether it
+    /// An integer timestamp (Unix epoch milliseconds, docs/protocol.md "Encodings") that is not negative. Whether it
     /// is near server time is the handler's check (`INVALID_TIMESTAMP`), not a schema rule.
     public func requireTimestamp(_ key: String) throws(PayloadError) -> Int64 {
         let value = try requireInt64(key)

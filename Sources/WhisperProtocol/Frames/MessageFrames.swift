@@ -1,7 +1,7 @@
-/// Server frames of 1:1 messaging (spec §4, §5; contract §5). Each returns the complete frame.
+/// Server frames of 1:1 messaging (docs/protocol.md "Messaging (1:1)"). Each returns the complete frame.
 ///
 /// Payloads that carry what a client sent (`message_received`, `pending_messages`) splice the
-/// stored `deliveryPayload` bytes unchanged (contract §14); ids are written as the client spelt
+/// stored `deliveryPayload` bytes unchanged (docs/protocol.md "Canonical signing"); ids are written as the client spelt
 /// them (`messageIdText`), since the sender matches acknowledgements against its own outbox.
 public enum MessageFrames {
     public static let messageAcceptedType = "message_accepted"
@@ -9,10 +9,10 @@ public enum MessageFrames {
     public static let pendingMessagesType = "pending_messages"
     public static let messageDeliveredType = "message_delivered"
     public static let receiptAcceptedType = "receipt_accepted"
-    /// `message_accepted.status`: the only value (spec §4.1; the client state machine's "sent").
+    /// `message_accepted.status`: the only value (docs/protocol.md "Messaging (1:1)"; the client state machine's "sent").
     public static let sentStatus = "sent"
 
-    /// Reply to `send_message`, for a new message and for a repeat alike (spec §5.6).
+    /// Reply to `send_message`, for a new message and for a repeat alike (docs/protocol.md "Messaging (1:1)").
     ///
     ///     {"type":"message_accepted","requestId"?,"payload":{"messageId":…,"status":"sent","serverTime":…}}
     public static func messageAccepted(messageIdText: String, serverTime: Int64, requestId: String?) -> [UInt8] {
@@ -23,7 +23,7 @@ public enum MessageFrames {
         }
     }
 
-    /// A message for its recipient, live (spec §4.2). Not a reply: no `requestId`.
+    /// A message for its recipient, live (docs/protocol.md "Messaging (1:1)"). Not a reply: no `requestId`.
     ///
     ///     {"type":"message_received","payload":<deliveryPayload>}
     public static func messageReceived(deliveryPayload: [UInt8]) -> [UInt8] {
@@ -44,7 +44,7 @@ public enum MessageFrames {
     public static let messageReceivedPrefix = #"{"type":"message_received","payload":"#
     public static let messageReceivedSuffix = "}"
 
-    /// Reply to `fetch_pending` (spec §5.2): stored `message_received` payloads, oldest first;
+    /// Reply to `fetch_pending` (docs/protocol.md "Messaging (1:1)"): stored `message_received` payloads, oldest first;
     /// `nextCursor` only when more remain.
     ///
     ///     {"type":"pending_messages","requestId"?,"payload":{"messages":[<raw>,…],"nextCursor":"ms-seq"?}}
@@ -62,7 +62,7 @@ public enum MessageFrames {
         }
     }
 
-    /// A receipt forwarded to the message's original sender (spec §4.3, contract §5); sent live
+    /// A receipt forwarded to the message's original sender (docs/protocol.md "Messaging (1:1)"); sent live
     /// or right after the sender's next login. Not a reply: no `requestId`.
     ///
     ///     {"type":"message_delivered","payload":{"messageId":…,"from":…,"status":…,"timestamp":…}}

@@ -19,8 +19,8 @@ public enum OutboundFrame {
         return writer.bytes
     }
 
-    /// The standard error frame. `requestId` goes at top level (contract §3) and inside the payload
-    /// (spec §3.1); `retryAfterMs` accompanies `RATE_LIMITED`.
+    /// The standard error frame. `requestId` goes at top level (docs/protocol.md "Frames") and inside the payload
+    /// (docs/protocol.md "Frames"); `retryAfterMs` accompanies `RATE_LIMITED`.
     ///
     ///     {"type":"error","requestId":"r1","payload":{"code":"RATE_LIMITED","message":"…","requestId":"r1","retryAfterMs":1500}}
     public static func errorFrame(

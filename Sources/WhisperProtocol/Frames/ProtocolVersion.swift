@@ -1,4 +1,4 @@
-/// Mandatory versioning (spec §3.1): every privileged payload carries `protocolVersion` and
+/// Mandatory versioning (docs/protocol.md "Frames"): every privileged payload carries `protocolVersion` and
 /// `cryptoVersion`, both the integer 1 (`1.0` is not accepted). Anything else → `INVALID_PAYLOAD`.
 public enum ProtocolVersion {
     public static let protocolVersion: Int64 = 1

@@ -1,4 +1,4 @@
-/// A Whisper ID: `WSP-XXXX-XXXX-XXXX` (spec §3.2, contract §4).
+/// A Whisper ID: `WSP-XXXX-XXXX-XXXX` (docs/protocol.md "Whisper IDs", docs/protocol.md "Identity and sessions").
 ///
 /// The 12 X's are RFC 4648 Base32 symbols (`A`–`Z` = 0–25, `2`–`7` = 26–31). The first ten are
 /// random (50 bits); the last two are check symbols (10 bits).

@@ -2,7 +2,7 @@
 /// also bounded by the input size (a string cannot be longer than the input), so `maxInputBytes` is
 /// the memory bound and the others narrow it.
 public struct JSONLimits: Sendable, Equatable {
-    /// Whole input, in bytes. Default: `MAX_WS_FRAME_BYTES` (spec §11).
+    /// Whole input, in bytes. Default: `MAX_WS_FRAME_BYTES` (docs/protocol.md "Limits").
     public var maxInputBytes: Int
     /// Containers nested inside each other; the top-level container is depth 1. The parser recurses
     /// once per level, so keep this modest (the stack is the bound).

@@ -1,7 +1,7 @@
 extension JSONScanner {
     /// Reads the top-level object member by member and returns the string value of `key` as soon as
     /// that member has been read intact, even if the document is broken later on. Used only on the
-    /// error path, so that an `error` reply can echo a `requestId` (contract §3).
+    /// error path, so that an `error` reply can echo a `requestId` (docs/protocol.md "Frames").
     mutating func recoverTopLevelString(forKey key: String) -> String? {
         guard bytes.count <= limits.maxInputBytes else { return nil }
         skipWhitespace()

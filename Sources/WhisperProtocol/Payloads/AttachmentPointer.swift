@@ -1,12 +1,12 @@
-/// `send_message.attachment` (spec §6.3): where the encrypted file is and how to open it.
+/// `send_message.attachment` (docs/protocol.md "Messaging (1:1)"): where the encrypted file is and how to open it.
 ///
 ///     {"objectKey":"att/2026/01/<uuid>.bin","contentType":"image/jpeg","ciphertextSize":123456,
 ///      "fileNonce":"base64(24)","fileKeyBox":{"nonce":"base64(24)","ciphertext":"base64(1…256)"}}
 ///
-/// The server forwards the member byte for byte (contract §5: validated for shape and size, passed
-/// through untouched). It keeps `objectKey`, `contentType` and `ciphertextSize` to authorise
-/// downloads and to collect the object once every recipient has it (spec §6.5). Both objects are
-/// closed, like the payload. Errors name the member by its path (`attachment.fileKeyBox.nonce`).
+/// The server forwards the member byte for byte (docs/protocol.md "Messaging (1:1)": validated for shape and size, passed
+/// through untouched). `objectKey`, `contentType` and `ciphertextSize` are parsed because they
+/// are what authorising downloads and collecting the object once every recipient has it need
+/// (attachments are not served yet). Both objects are closed, like the payload. Errors name the member by its path (`attachment.fileKeyBox.nonce`).
 public struct AttachmentPointer: Sendable, Equatable {
     public static let key = "attachment"
     public static let allowedKeys: Set<String> = ["objectKey", "contentType", "ciphertextSize", "fileNonce", "fileKeyBox"]
@@ -48,7 +48,7 @@ public struct AttachmentPointer: Sendable, Equatable {
         objectKey = try Self.requireText("objectKey", in: object, maxBytes: limits.maxAttachmentObjectKeyBytes)
         contentType = try Self.requireText("contentType", in: object, maxBytes: limits.maxAttachmentContentTypeBytes)
         let size = try object.requireInt64("ciphertextSize")
-        // The cap depends on the kind of content (contract §14); an empty upload is no attachment.
+        // The cap depends on the kind of content (docs/protocol.md "Limits"); an empty upload is no attachment.
         guard size >= 1, size <= Int64(limits.maxAttachmentBytes(contentType: contentType)) else {
             throw .outOfRange(field: "ciphertextSize")
         }

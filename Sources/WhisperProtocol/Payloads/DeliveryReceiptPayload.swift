@@ -1,4 +1,4 @@
-/// `delivery_receipt` (spec §4.3, contract §5), recipient → server, privileged:
+/// `delivery_receipt` (docs/protocol.md "Messaging (1:1)"), recipient → server, privileged:
 ///
 ///     {"protocolVersion":1,"cryptoVersion":1,"sessionToken":"…","messageId":"<uuid>",
 ///      "from":"WSP-<recipient>","to":"WSP-<original sender>","status":"delivered|read","timestamp":<ms>}
@@ -11,7 +11,7 @@ public struct DeliveryReceiptPayload: Sendable, Equatable {
     public static let allowedKeys: Set<String> = PrivilegedPayload.commonKeys
         .union(["messageId", "from", "to", ReceiptStatus.key, "timestamp"])
 
-    /// Lower case, for look-ups (contract §2).
+    /// Lower case, for look-ups (docs/protocol.md "Encodings").
     public let messageId: CanonicalUUID
     /// Exactly as sent.
     public let messageIdText: String

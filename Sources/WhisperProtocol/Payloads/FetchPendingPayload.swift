@@ -1,4 +1,4 @@
-/// `fetch_pending` (spec §5.2, contract §5), client → server, privileged:
+/// `fetch_pending` (docs/protocol.md "Messaging (1:1)"), client → server, privileged:
 ///
 ///     {"protocolVersion":1,"cryptoVersion":1,"sessionToken":"…","cursor":"<opaque>"|null?,"limit":1…200|null?}
 ///

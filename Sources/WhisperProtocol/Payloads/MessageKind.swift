@@ -1,5 +1,5 @@
-/// A message's `msgType` (spec §4.1). The server cannot see content; the kind only decides the
-/// ciphertext cap (`text` and `system`: 8,016 decoded bytes, contract §5) and the metrics label.
+/// A message's `msgType` (docs/protocol.md "Messaging (1:1)"). The server cannot see content; the kind only decides the
+/// ciphertext cap (`text` and `system`: 8,016 decoded bytes, docs/protocol.md "Messaging (1:1)") and the metrics label.
 public enum MessageKind: String, Sendable, CaseIterable {
     case text
     case image

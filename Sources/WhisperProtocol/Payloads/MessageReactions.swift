@@ -1,5 +1,5 @@
-/// `send_message.reactions` (spec §4.1): `{"👍": ["WSP-…", …], …}`, passed through untouched
-/// (contract §5) after a shape and size check, so a relay cannot be used to ship arbitrary blobs
+/// `send_message.reactions` (docs/protocol.md "Messaging (1:1)"): `{"👍": ["WSP-…", …], …}`, passed through untouched
+/// (docs/protocol.md "Messaging (1:1)") after a shape and size check, so a relay cannot be used to ship arbitrary blobs
 /// in a member nobody encrypts:
 ///
 /// - absent or `null`: no reactions;

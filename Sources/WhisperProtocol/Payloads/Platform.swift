@@ -1,4 +1,4 @@
-/// A device's platform (spec §3.3): exactly `ios` or `android`, lower case.
+/// A device's platform (docs/protocol.md "Identity and sessions"): exactly `ios` or `android`, lower case.
 public enum Platform: String, Sendable, CaseIterable {
     case ios
     case android

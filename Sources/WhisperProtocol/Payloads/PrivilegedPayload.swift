@@ -1,4 +1,4 @@
-/// What every privileged payload carries (contract §3): `protocolVersion`, `cryptoVersion`
+/// What every privileged payload carries (docs/protocol.md "Frames"): `protocolVersion`, `cryptoVersion`
 /// and `sessionToken`. The gateway checks these once for every privileged frame type
 /// before its handler runs; handlers add their own fields to `commonKeys`.
 public enum PrivilegedPayload {

@@ -1,4 +1,4 @@
-/// `delivery_receipt.status` (spec §4.3): `delivered` removes the message from the recipient's
+/// `delivery_receipt.status` (docs/protocol.md "Messaging (1:1)"): `delivered` removes the message from the recipient's
 /// pending queue; `read` is only forwarded to the sender.
 public enum ReceiptStatus: String, Sendable, CaseIterable {
     case delivered

@@ -1,4 +1,4 @@
-/// `register_begin` (spec §3.3), client → server, not privileged:
+/// `register_begin` (docs/protocol.md "Identity and sessions"), client → server, not privileged:
 ///
 ///     {"protocolVersion":1,"cryptoVersion":1,"whisperId":"WSP-…"?,"deviceId":"<uuid>","platform":"ios"}
 ///

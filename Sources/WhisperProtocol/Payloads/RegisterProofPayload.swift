@@ -1,4 +1,4 @@
-/// `register_proof` (spec §3.3, contract §4), client → server, not privileged:
+/// `register_proof` (docs/protocol.md "Identity and sessions"), client → server, not privileged:
 ///
 ///     {"protocolVersion":1,"cryptoVersion":1,"challengeId":"<uuid>","deviceId":"<uuid>",
 ///      "platform":"ios|android","whisperId":"WSP-…"?,"encPublicKey":"base64(32)",

@@ -1,4 +1,4 @@
-/// `send_message` (spec §4.1, contract §5), client → server, privileged:
+/// `send_message` (docs/protocol.md "Messaging (1:1)"), client → server, privileged:
 ///
 ///     {"protocolVersion":1,"cryptoVersion":1,"sessionToken":"…",
 ///      "messageId":"<uuid>","from":"WSP-…","to":"WSP-…","msgType":"text|image|voice|file|system",
@@ -9,21 +9,21 @@
 /// of the shape and sizes (`INVALID_PAYLOAD`). The checks that need state — `from` is the session's
 /// id, the timestamp window, the signature, the recipient — are the messaging service's.
 ///
-/// Nothing signed is re-encoded (contract §14): `deliveryPayload` is built from the sender's exact
+/// Nothing signed is re-encoded (docs/protocol.md "Canonical signing"): `deliveryPayload` is built from the sender's exact
 /// bytes, and `signedBytes()` from the decoded strings exactly as sent (no case folding).
 public struct SendMessagePayload: Sendable, Equatable {
     public static let type = "send_message"
     public static let nonceBytes = 24
     public static let signatureBytes = 64
 
-    /// The members of `message_received` (spec §4.2), always present, in this order…
+    /// The members of `message_received` (docs/protocol.md "Messaging (1:1)"), always present, in this order…
     public static let deliveredKeys = ["messageId", "from", "to", "msgType", "timestamp", "nonce", "ciphertext", "sig"]
     /// …then these, each only if the sender wrote it (a `null` is passed on as `null`).
     public static let optionalDeliveredKeys = ["replyTo", MessageReactions.key, AttachmentPointer.key]
     public static let allowedKeys: Set<String> = PrivilegedPayload.commonKeys
         .union(deliveredKeys).union(optionalDeliveredKeys)
 
-    /// Lower case, for idempotency keys and look-ups (contract §2).
+    /// Lower case, for idempotency keys and look-ups (docs/protocol.md "Encodings").
     public let messageId: CanonicalUUID
     /// Exactly as sent (decoded JSON string): what the signature covers.
     public let messageIdText: String
@@ -34,7 +34,7 @@ public struct SendMessagePayload: Sendable, Equatable {
     public let timestamp: Int64
     /// Ed25519 over SHA-256(`signedBytes()`), 64 bytes.
     public let signature: [UInt8]
-    /// Decoded ciphertext length, for logs and metrics (contract §12: sizes only).
+    /// Decoded ciphertext length, for logs and metrics (docs/operations.md "Logs": sizes only).
     public let ciphertextByteCount: Int
     public let replyTo: CanonicalUUID?
     /// The attachment pointer, when present and not `null` (for download rights and GC).
@@ -60,7 +60,7 @@ public struct SendMessagePayload: Sendable, Equatable {
         nonceText = try payload.requireString("nonce")
         _ = try payload.requireBase64("nonce", exactByteCount: Self.nonceBytes)
         ciphertextText = try payload.requireString("ciphertext")
-        // Text and system messages are capped (contract §5); media kinds carry their bytes in the
+        // Text and system messages are capped (docs/protocol.md "Messaging (1:1)"); media kinds carry their bytes in the
         // attachment, so their ciphertext is bounded only by the frame size.
         let maxCiphertext = kind.hasTextCiphertextCap ? limits.maxTextCiphertextBytes : limits.maxWebSocketMessageBytes
         ciphertextByteCount = try payload.requireBase64Length("ciphertext", maxByteCount: maxCiphertext)
@@ -72,7 +72,7 @@ public struct SendMessagePayload: Sendable, Equatable {
         deliveryPayload = Self.deliveryPayload(of: frame)
     }
 
-    /// The bytes the signature covers (spec §3.5, contract §5), from the fields exactly as sent.
+    /// The bytes the signature covers (docs/protocol.md "Canonical signing", docs/protocol.md "Messaging (1:1)"), from the fields exactly as sent.
     public func signedBytes() -> [UInt8] {
         CanonicalSigning.signedBytes(
             messageType: Self.type,

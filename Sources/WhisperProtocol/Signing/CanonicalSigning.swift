@@ -1,4 +1,4 @@
-/// The bytes a message or call signature covers (spec §3.5, contract §5):
+/// The bytes a message or call signature covers (docs/protocol.md "Canonical signing", docs/protocol.md "Messaging (1:1)"):
 ///
 ///     "v1\n" type "\n" messageId "\n" from "\n" toOrGroupId "\n" timestamp "\n" nonce "\n" ciphertext "\n"
 ///

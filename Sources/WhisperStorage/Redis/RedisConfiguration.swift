@@ -1,6 +1,6 @@
 import WhisperOps
 
-/// Where and how to reach Redis: from a `RedisEndpoint` (contract §13 `WHISPER_REDIS_URL`),
+/// Where and how to reach Redis: from a `RedisEndpoint` (docs/operations.md "Configuration" `WHISPER_REDIS_URL`),
 /// or field by field.
 public struct RedisConfiguration: Sendable, Equatable {
     /// Prefer an IP address. hiredis 0.14 resolves names with a blocking `getaddrinfo` on
