@@ -1,4 +1,5 @@
 import Synchronization
+import WhisperOps
 
 /// Counters a pool shares across its workers, read by the server for metrics and /ready.
 final class PostgresPoolStats: Sendable {
@@ -40,7 +41,7 @@ final class PostgresWorker {
         _ = try? healthyConnection()
         let queueTimeout = nanoseconds(fromMillis: configuration.queueTimeoutMillis)
         while let job = queue.next() {
-            if queueTimeout > 0, monotonicNanos() &- job.enqueuedAt > queueTimeout {
+            if queueTimeout > 0, MonotonicClock.now() &- job.enqueuedAt > queueTimeout {
                 job.fail(.timeout)
                 continue
             }
@@ -75,7 +76,7 @@ final class PostgresWorker {
             log(.warning, "postgres worker \(index): connection lost while idle; reconnecting")
             drop()
         }
-        let now = monotonicNanos()
+        let now = MonotonicClock.now()
         if now < nextAttemptAt {
             throw .connectionFailed("reconnect backoff after: \(lastFailure)")
         }
@@ -93,7 +94,7 @@ final class PostgresWorker {
             return fresh
         } catch {
             lastFailure = error.description
-            nextAttemptAt = monotonicNanos() &+ backoff.next()
+            nextAttemptAt = MonotonicClock.now() &+ backoff.next()
             log(.warning, "postgres worker \(index): connect to \(configuration.redactedURL) failed: \(error)")
             throw error
         }
