@@ -38,10 +38,10 @@ let package = Package(
             "WhisperServices",
             "CLinux",
             "WhisperProtocol", "WhisperHTTP", "WhisperWebSocket", "WhisperRuntime", "WhisperStorage",
-            "WhisperOps", "CSodium",
+            "WhisperOps",
         ]),
         .executableTarget(name: "whisper-server", dependencies: [
-            "WhisperServer",
+            "WhisperServer", "WhisperOps", "CLinux",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -58,13 +58,13 @@ let package = Package(
         ]),
 
         // MARK: Tests
-        .target(name: "WhisperTesting", dependencies: ["WhisperServer", "WhisperServices", "WhisperWebSocket", "WhisperHTTP", "WhisperProtocol", "WhisperStorage", "CLinux", "COpenSSL", "CSodium"]),
+        .target(name: "WhisperTesting", dependencies: ["WhisperServer", "WhisperStorage", "WhisperOps", "WhisperProtocol", "COpenSSL", "CSodium"]),
         .testTarget(name: "WhisperProtocolTests", dependencies: ["WhisperProtocol", "WhisperTesting"], exclude: ["Fixtures"]),
         .testTarget(name: "WhisperHTTPTests", dependencies: ["WhisperHTTP", "WhisperTesting"]),
-        .testTarget(name: "WhisperWebSocketTests", dependencies: ["WhisperWebSocket"]),
+        .testTarget(name: "WhisperWebSocketTests", dependencies: ["WhisperWebSocket", "CZlib"]),
         .testTarget(name: "WhisperOpsTests", dependencies: ["WhisperOps", "WhisperProtocol"]),
         .testTarget(name: "WhisperRuntimeTests", dependencies: ["WhisperRuntime", "WhisperTesting"]),
-        .testTarget(name: "WhisperStorageTests", dependencies: ["WhisperStorage", "WhisperOps", "WhisperTesting"]),
+        .testTarget(name: "WhisperStorageTests", dependencies: ["WhisperStorage", "WhisperRuntime", "WhisperOps", "WhisperTesting"]),
         .testTarget(name: "WhisperServicesTests", dependencies: ["WhisperServices", "WhisperProtocol", "WhisperOps", "CSodium", "WhisperTesting"]),
         .testTarget(name: "WhisperBenchTests", dependencies: ["WhisperBench", "WhisperTesting", "WhisperProtocol", "WhisperWebSocket"]),
         .testTarget(name: "WhisperServerTests", dependencies: ["WhisperServer", "WhisperServices", "WhisperStorage", "WhisperProtocol", "WhisperTesting"]),

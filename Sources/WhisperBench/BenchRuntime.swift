@@ -1,4 +1,5 @@
 import CSodium
+import WhisperOps
 import WhisperRuntime
 
 /// The client side of a run: 1–2 event loops (the runtime's, the same epoll reactor the server

@@ -1,3 +1,5 @@
+import WhisperOps
+
 /// The drain scenario's phones on one loop: some of the senders and, on loop 0, the offline
 /// recipient. Phases: register the recipient and let it go offline → log senders in →
 /// pre-sign → fill its queue → (recipient) log back in and page the queue out. Loop thread only.
@@ -135,7 +137,7 @@ final class DrainShard: PhoneOwner {
         let ciphertext = (0..<plan.ciphertextBytes).map { _ in UInt8.random(in: 0...255, using: &context.random) }
         let id = MessageID(run: plan.run, stream: sender.stream, sequence: UInt64(sequence))
         return ClientFrames.sendMessage(requestId: "s\(sequence)", token: token, messageId: id.text, from: from, to: to,
-                                        timestamp: MonotonicClock.wallMillis(), nonce: nonce, ciphertext: ciphertext,
+                                        timestamp: WallTime.now().epochMillis, nonce: nonce, ciphertext: ciphertext,
                                         signer: sender.phone.identity)
     }
 

@@ -1,3 +1,5 @@
+import WhisperOps
+
 /// `idle`: N authenticated connections held open and quiet; how many survive the hold (the
 /// server's keep-alive Pings must be answered) and what they cost the server in memory.
 public enum IdleScenario {

@@ -1,3 +1,5 @@
+import WhisperOps
+
 /// `login`: N registrations of new identities with a bounded number in flight, then N
 /// recovery logins of the same identities on new devices.
 public enum LoginScenario {

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
+import WhisperOps
 import WhisperRuntime
 
 /// `relay`: P pairs of logged-in phones; each sender sends signed messages to its peer, which

@@ -1,3 +1,5 @@
+import WhisperOps
+
 /// The receiving side: what senders and recipients do with each server frame.
 extension RelayShard {
     func senderReceived(_ frame: ServerFrame, pair: RelayPair) {
@@ -82,7 +84,7 @@ extension RelayShard {
         guard let token = pair.recipient.token, let from = pair.recipient.whisperId, let to = pair.sender.whisperId
         else { return }
         let receipt = ClientFrames.deliveryReceipt(requestId: "r\(sequence)", token: token, messageId: messageId,
-                                                   from: from, to: to, timestamp: MonotonicClock.wallMillis())
+                                                   from: from, to: to, timestamp: WallTime.now().epochMillis)
         guard pair.recipient.send(receipt) else { return errors.add("receipt_on_closed_socket") }
         pair.receiptsOutstanding += 1
     }

@@ -1,3 +1,5 @@
+import WhisperOps
+
 /// The sending side: building signed frames, the closed loop (K unanswered per sender) and
 /// the open loop (a fixed total rate).
 extension RelayShard {
@@ -9,7 +11,7 @@ extension RelayShard {
         let ciphertext = (0..<plan.ciphertextBytes).map { _ in UInt8.random(in: 0...255, using: &context.random) }
         let id = MessageID(run: plan.run, stream: pair.stream, sequence: sequence)
         return ClientFrames.sendMessage(requestId: "s\(sequence)", token: token, messageId: id.text, from: from, to: to,
-                                        timestamp: MonotonicClock.wallMillis(), nonce: nonce, ciphertext: ciphertext,
+                                        timestamp: WallTime.now().epochMillis, nonce: nonce, ciphertext: ciphertext,
                                         signer: pair.sender.identity)
     }
 

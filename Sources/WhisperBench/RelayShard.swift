@@ -1,3 +1,5 @@
+import WhisperOps
+
 /// The relay scenario's pairs on one loop, and the phases the orchestrator walks them
 /// through: connect → pre-sign → start → settle → sweep → result → close. Loop thread only;
 /// the orchestrator reaches it through `LoopBound`.

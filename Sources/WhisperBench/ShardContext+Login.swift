@@ -1,3 +1,5 @@
+import WhisperOps
+
 /// Batches of logins and closes, shared by the scenarios.
 extension ShardContext {
     /// Logs every phone in (a recovery login where the phone has a whisperId), at most

@@ -3,6 +3,7 @@
 #endif
 import CLinux
 import Synchronization
+import WhisperOps
 
 /// One epoll reactor on one thread. Everything registered with a loop — descriptors,
 /// timers, connections — is touched only on that loop's thread; the one thing that
@@ -32,7 +33,7 @@ public final class EventLoop: @unchecked Sendable {
     /// input memory of its own; parsers copy only what they must keep.
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
     /// Monotonic time in nanoseconds, read once per iteration.
-    public private(set) var now: UInt64 = clinux_monotonic_ns()
+    public private(set) var now: UInt64 = MonotonicClock.now()
 
     public init(index: Int) throws(SystemError) {
         self.index = index
@@ -107,7 +108,7 @@ public final class EventLoop: @unchecked Sendable {
 
     @discardableResult
     public func schedule(afterNanoseconds delay: UInt64, _ callback: @escaping () -> Void) -> TimerID {
-        timers.schedule(deadline: clinux_monotonic_ns() &+ delay, callback)
+        timers.schedule(deadline: MonotonicClock.now() &+ delay, callback)
     }
 
     public func cancel(_ timer: TimerID) {
@@ -139,7 +140,7 @@ public final class EventLoop: @unchecked Sendable {
         defer { events.deallocate() }
         while !stopRequested.load(ordering: .acquiring) {
             let count = clinux_epoll_wait(epfd, events, Int32(capacity), waitTimeoutMillis())
-            now = clinux_monotonic_ns()
+            now = MonotonicClock.now()
             if count > 0 {
                 for i in 0..<Int(count) {
                     let token = clinux_epoll_event_token(events + i)
@@ -165,7 +166,7 @@ public final class EventLoop: @unchecked Sendable {
     private func waitTimeoutMillis() -> Int32 {
         guard deferred.isEmpty, flushQueue.isEmpty else { return 0 }
         guard let deadline = timers.nextDeadline() else { return -1 }
-        let current = clinux_monotonic_ns()
+        let current = MonotonicClock.now()
         if deadline <= current { return 0 }
         // Round up so a timer never fires early and the loop does not spin on 0 ms waits.
         let millis = (deadline - current + 999_999) / 1_000_000

@@ -15,6 +15,12 @@ import WhisperOps
         #expect(WallTime(secondsSinceEpoch: seconds, nanoseconds: nanoseconds).rfc3339 == expected)
     }
 
+    @Test(arguments: [(0, 0, 0), (1_700_000_000, 123_456_789, 1_700_000_000_123), (-1, 999_999_999, -1)]
+          as [(Int64, Int32, Int64)])
+    func epochMillis_truncatesToWholeMilliseconds(seconds: Int64, nanoseconds: Int32, expected: Int64) {
+        #expect(WallTime(secondsSinceEpoch: seconds, nanoseconds: nanoseconds).epochMillis == expected)
+    }
+
     @Test func rfc3339_agreesWithGmtime() {
         var seconds: Int64 = 0
         for _ in 0..<2000 {

@@ -17,6 +17,10 @@ public struct WallTime: Sendable, Equatable {
         return WallTime(secondsSinceEpoch: Int64(spec.tv_sec), nanoseconds: Int32(truncatingIfNeeded: spec.tv_nsec))
     }
 
+    /// Milliseconds since the epoch, the protocol's timestamps (`serverTime`, message
+    /// `timestamp`).
+    public var epochMillis: Int64 { secondsSinceEpoch * 1000 + Int64(nanoseconds / 1_000_000) }
+
     /// RFC 3339 UTC with milliseconds: `2026-11-03T14:05:09.042Z`.
     public var rfc3339: String {
         var bytes: [UInt8] = []

@@ -1,4 +1,5 @@
 import Foundation
+import WhisperOps
 import WhisperRuntime
 
 /// PostgreSQL access for the whole process.
@@ -133,7 +134,7 @@ public final class PostgresPool: Sendable {
 
     private func submit(run: @escaping @Sendable (PostgresConnection) -> Void,
                         fail: @escaping @Sendable (PostgresError) -> Void) {
-        queue.push(PostgresJob(enqueuedAt: monotonicNanos(), run: run, fail: fail))
+        queue.push(PostgresJob(enqueuedAt: MonotonicClock.now(), run: run, fail: fail))
     }
 
     static func inTransaction<T>(_ connection: PostgresConnection,

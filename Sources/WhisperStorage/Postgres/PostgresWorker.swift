@@ -1,3 +1,5 @@
+import WhisperOps
+
 /// The body of one pool thread: takes jobs, keeps its connection healthy, and reconnects
 /// with bounded backoff. While the server is unreachable and the backoff has not expired,
 /// jobs fail at once with `connectionFailed` instead of queueing behind connect attempts.
@@ -30,7 +32,7 @@ final class PostgresWorker {
         _ = try? healthyConnection()
         let queueTimeout = nanoseconds(fromMillis: configuration.queueTimeoutMillis)
         while let job = queue.next() {
-            if queueTimeout > 0, monotonicNanos() &- job.enqueuedAt > queueTimeout {
+            if queueTimeout > 0, MonotonicClock.now() &- job.enqueuedAt > queueTimeout {
                 job.fail(.timeout)
                 continue
             }
@@ -65,7 +67,7 @@ final class PostgresWorker {
             log(.warning, "postgres worker \(index): connection lost while idle; reconnecting")
             drop()
         }
-        let now = monotonicNanos()
+        let now = MonotonicClock.now()
         if now < nextAttemptAt {
             throw .connectionFailed("reconnect backoff after: \(lastFailure)")
         }
@@ -83,7 +85,7 @@ final class PostgresWorker {
             return fresh
         } catch {
             lastFailure = error.description
-            nextAttemptAt = monotonicNanos() &+ backoff.next()
+            nextAttemptAt = MonotonicClock.now() &+ backoff.next()
             log(.warning, "postgres worker \(index): connect to \(configuration.redactedURL) failed: \(error)")
             throw error
         }

@@ -2,6 +2,7 @@
 @preconcurrency import Glibc
 #endif
 internal import CHiredis
+import WhisperOps
 import WhisperRuntime
 
 /// One hiredis async context driven by an `EventLoop` (PLATFORM-NOTES, "hiredis async on
@@ -114,7 +115,7 @@ final class RedisConnection: IOHandler {
             redisAsyncCommandArgv(ac, redisReplyTrampoline, privdata, argc, argv, lengths)
         }
         guard status == REDIS_OK else { return false }
-        inFlight.append(InFlight(deadline: monotonicNanos() &+ timeoutNanos, completion: completion))
+        inFlight.append(InFlight(deadline: MonotonicClock.now() &+ timeoutNanos, completion: completion))
         if timer == nil { armTimeout() }
         return true
     }
@@ -265,13 +266,13 @@ final class RedisConnection: IOHandler {
     /// considered broken (a reply can no longer be matched to anything newer).
     private func armTimeout() {
         guard phase == .connected, let head = inFlight.first else { return }
-        let now = monotonicNanos()
+        let now = MonotonicClock.now()
         let delay = head.deadline > now ? head.deadline - now : 0
         timer = loop.schedule(afterNanoseconds: delay) { [weak self] in
             guard let self else { return }
             self.timer = nil
             guard let head = self.inFlight.first else { return }
-            if head.deadline <= monotonicNanos() {
+            if head.deadline <= MonotonicClock.now() {
                 self.close(failing: .timeout, because: "no reply within \(self.timeoutNanos / 1_000_000) ms")
             } else {
                 self.armTimeout()
