@@ -83,6 +83,14 @@ extension JSONObject {
         return uuid
     }
 
+    /// A UUID as the client spelt it (forwarded and echoed that way) and its canonical form
+    /// (compared and used as a key): message and call ids.
+    public func requireSpelledUUID(_ key: String) throws(PayloadError) -> (text: String, uuid: CanonicalUUID) {
+        let text = try requireString(key)
+        guard let uuid = CanonicalUUID(text) else { throw .invalidUUID(field: key) }
+        return (text, uuid)
+    }
+
     /// Absent or `null` → `nil`; otherwise it must be a UUID (any case).
     public func optionalUUID(_ key: String) throws(PayloadError) -> CanonicalUUID? {
         guard let text = try optionalString(key) else { return nil }

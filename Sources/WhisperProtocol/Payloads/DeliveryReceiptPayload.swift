@@ -36,9 +36,7 @@ public struct DeliveryReceiptPayload: Sendable, Equatable {
 
     public init(parsing payload: JSONObject) throws(PayloadError) {
         try payload.rejectUnknownKeys(allowed: Self.allowedKeys)
-        messageIdText = try payload.requireString("messageId")
-        guard let uuid = CanonicalUUID(messageIdText) else { throw .invalidUUID(field: "messageId") }
-        messageId = uuid
+        (messageIdText, messageId) = try payload.requireSpelledUUID("messageId")
         from = try payload.requireWhisperID("from")
         to = try payload.requireWhisperID("to")
         status = try ReceiptStatus.require(in: payload)

@@ -50,9 +50,7 @@ public struct SendMessagePayload: Sendable, Equatable {
     public init(parsing frame: InboundFrame, limits: Limits) throws(PayloadError) {
         let payload = frame.payload
         try payload.rejectUnknownKeys(allowed: Self.allowedKeys)
-        messageIdText = try payload.requireString("messageId")
-        guard let uuid = CanonicalUUID(messageIdText) else { throw .invalidUUID(field: "messageId") }
-        messageId = uuid
+        (messageIdText, messageId) = try payload.requireSpelledUUID("messageId")
         from = try payload.requireWhisperID("from")
         to = try payload.requireWhisperID("to")
         kind = try MessageKind.require(in: payload)

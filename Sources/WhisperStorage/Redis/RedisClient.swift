@@ -33,10 +33,8 @@ public final class RedisClient: @unchecked Sendable {
     public init(configuration: RedisConfiguration, loop: EventLoop, log: @escaping StorageLog = { _, _ in }) {
         self.loop = loop
         self.configuration = configuration
-        let status = RedisConnectionStatus()
-        link = RedisLink(name: "redis", configuration: configuration, loop: loop, selectsDatabase: true,
-                         status: status, log: log)
-        handle = RedisLinkHandle(link, loop: loop, status: status)
+        (link, handle) = RedisLinkHandle.open(name: "redis", configuration: configuration, loop: loop,
+                                              selectsDatabase: true, log: log)
     }
 
     /// Begins connecting (from any thread). Commands fail with `.disconnected` until ready.

@@ -8,9 +8,18 @@ final class RedisLinkHandle: Sendable {
     private let link: LoopBound<RedisLink>
     private let status: RedisConnectionStatus
 
-    init(_ link: RedisLink, loop: EventLoop, status: RedisConnectionStatus) {
+    private init(_ link: RedisLink, loop: EventLoop, status: RedisConnectionStatus) {
         self.link = LoopBound(link, loop: loop)
         self.status = status
+    }
+
+    /// A new link (for its owner's loop-thread use) and the handle the owner keeps for the rest.
+    static func open(name: String, configuration: RedisConfiguration, loop: EventLoop, selectsDatabase: Bool,
+                     log: @escaping StorageLog) -> (RedisLink, RedisLinkHandle) {
+        let status = RedisConnectionStatus()
+        let link = RedisLink(name: name, configuration: configuration, loop: loop, selectsDatabase: selectsDatabase,
+                             status: status, log: log)
+        return (link, RedisLinkHandle(link, loop: loop, status: status))
     }
 
     deinit { link.deliver { $0.close() } }

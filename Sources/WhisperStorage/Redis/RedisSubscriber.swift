@@ -26,11 +26,9 @@ public final class RedisSubscriber: @unchecked Sendable {
     public init(configuration: RedisConfiguration, loop: EventLoop, log: @escaping StorageLog = { _, _ in }) {
         self.loop = loop
         self.configuration = configuration
-        let status = RedisConnectionStatus()
         // Channels are global across databases: no SELECT.
-        link = RedisLink(name: "redis-subscriber", configuration: configuration, loop: loop,
-                         selectsDatabase: false, status: status, log: log)
-        handle = RedisLinkHandle(link, loop: loop, status: status)
+        (link, handle) = RedisLinkHandle.open(name: "redis-subscriber", configuration: configuration, loop: loop,
+                                              selectsDatabase: false, log: log)
         link.onReady = { [weak self] connection in self?.resubscribe(connection) }
         link.onMessage = { [weak self] channel, payload in self?.handlers[channel]?(payload) }
     }
