@@ -26,5 +26,6 @@ enum FrameRoutes {
         FetchPendingPayload.type: .privileged(MessagingFrames.fetchPending),
         DeliveryReceiptPayload.type: .privileged(MessagingFrames.deliveryReceipt),
         "get_turn_credentials": .privileged(CallFrames.getTurnCredentials),
+        TypingPayload.type: .privileged(PresenceFrames.typing),
     ]
 }

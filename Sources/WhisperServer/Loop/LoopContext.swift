@@ -25,6 +25,10 @@ final class LoopContext {
     let recipients: RecipientDirectory
     let turn: TurnCredentialService
     private(set) lazy var messaging = makeMessagingService()
+    private(set) lazy var typing = TypingService(limits: shared.limits,
+                                                 store: RedisTypingStore(redis: redis, keys: shared.redisKeys,
+                                                                         node: shared.nodeId, limits: shared.limits),
+                                                 router: LoopRouter(context: self), rateLimiter: rateLimiter)
     /// One per loop, shared by the services (its hit names must be unique per instance).
     private let rateLimiter: RateLimiter
     let messageStore: RedisMessageStore

@@ -49,6 +49,9 @@ struct RedisKeys: Sendable {
     /// `peers:{whisperId}` → sorted set of direct peers, scored by the last message time.
     func peers(_ whisperId: WhisperID) -> [UInt8] { bytes("peers:" + whisperId.string) }
 
+    /// `typing:{from}:{to}` → set for `Limits.typingMinIntervalMillis` after a relayed signal.
+    func typing(from: WhisperID, to: WhisperID) -> [UInt8] { bytes("typing:" + from.string + ":" + to.string) }
+
     /// `pending-count` → messages in all pending queues (for `whisper_pending_messages`).
     var pendingCount: [UInt8] { bytes("pending-count") }
 

@@ -14,7 +14,7 @@ public enum Routing: Sendable, Equatable {
 public protocol MessageRouter {
     /// Writes `frame` to `user`'s socket at `route` (possibly on another loop of this node).
     /// A message left undelivered stays pending; an `event` left undelivered is kept with
-    /// `MessageStore.keepEvent`.
+    /// `MessageStore.keepEvent`; a `signal` is dropped.
     func deliver(_ frame: [UInt8], to user: WhisperID, at route: LiveRoute, kind: DeliveryKind,
                  receivedAtMicros: Int64)
 }
@@ -25,4 +25,6 @@ public enum DeliveryKind: String, Sendable {
     case message = "m"
     /// `message_delivered` and other events: kept in the user's event queue.
     case event = "e"
+    /// `typing` and other ephemeral signals: worthless later, so dropped when the socket is gone.
+    case signal = "s"
 }
