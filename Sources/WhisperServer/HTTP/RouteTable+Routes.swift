@@ -1,11 +1,12 @@
 import WhisperHTTP
 
 extension RouteTable {
-    /// The public listener: health and readiness (user endpoints join in later issues).
+    /// The public listener: health, readiness and the user endpoints.
     static func publicRoutes() -> RouteTable {
         var table = RouteTable()
         table.add("GET", "/health", OpsRoutes.health)
         table.add("GET", "/ready", OpsRoutes.ready)
+        table.add("GET", "/users/{whisperId}/keys", UserRoutes.keys)
         return table
     }
 

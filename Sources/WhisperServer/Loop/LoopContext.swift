@@ -24,6 +24,7 @@ final class LoopContext {
     let registry: ConnectionRegistry
     let recipients: RecipientDirectory
     let turn: TurnCredentialService
+    let keys: KeyDirectory
     private(set) lazy var messaging = makeMessagingService()
     private(set) lazy var typing = TypingService(limits: shared.limits,
                                                  store: RedisTypingStore(redis: redis, keys: shared.redisKeys,
@@ -55,6 +56,7 @@ final class LoopContext {
                                 now: Clock.epochMillis)
         self.turn = TurnCredentialService(settings: shared.config.turn, limits: limits, rateLimiter: rateLimiter,
                                           now: Clock.epochMillis)
+        self.keys = KeyDirectory(identities: PostgresIdentityStore(pool: shared.postgres, loop: loop))
         self.recipients = RecipientDirectory(identities: PostgresIdentityStore(pool: shared.postgres, loop: loop),
                                              now: Clock.epochMillis)
         self.messageStore = RedisMessageStore(redis: redis, keys: shared.redisKeys, node: shared.nodeId, limits: limits)

@@ -1,0 +1,24 @@
+import WhisperHTTP
+import WhisperOps
+import WhisperServices
+
+extension HTTPResponse {
+    /// A use case's failure as the protocol's HTTP error (docs/protocol.md "HTTP"): the error
+    /// code's status, `Retry-After` with `RATE_LIMITED`, and for an internal error a log line
+    /// with a correlation id that the body repeats (never the reason itself).
+    static func failure(_ error: ServiceError, context: LoopContext) -> HTTPResponse {
+        let shared = context.shared
+        shared.metrics.error(error.code)
+        var message = error.message
+        if error.code == .internalError {
+            let reference = SodiumRandom().hex(6)
+            shared.log.error("internal_error", code: error.code.rawValue,
+                             ["correlationId": .string(reference), "reason": .string(error.logReason)])
+            message += " (ref \(reference))"
+        }
+        if let retryAfterMs = error.retryAfterMs {
+            return .rateLimited(retryAfterSeconds: Int((retryAfterMs + 999) / 1000), message: message)
+        }
+        return .error(status: HTTPStatus(code: error.code.httpStatus), code: error.code.rawValue, message: message)
+    }
+}
