@@ -24,8 +24,9 @@ public struct Limits: Sendable, Equatable {
 
     // MARK: Connections and HTTP
     /// Output queued for one socket past which it is a slow consumer and dropped
-    /// (`WHISPER_OUTPUT_BUFFER_LIMIT_BYTES`; at least two whole messages).
-    public var outputBufferLimitBytes = 4 << 20
+    /// (`WHISPER_OUTPUT_BUFFER_LIMIT_BYTES`; at least two whole messages and the largest HTTP
+    /// response, `maxHTTPResponseBytes`).
+    public var outputBufferLimitBytes = 8 << 20
     /// Time to receive one whole HTTP request, head and body (`WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS`) → 408.
     public var httpRequestTimeoutSeconds = 10
     /// A keep-alive HTTP connection idle this long between requests is closed (`WHISPER_HTTP_IDLE_TIMEOUT_SECONDS`).
@@ -64,6 +65,10 @@ public struct Limits: Sendable, Equatable {
     public var maxFileKeyBoxCiphertextBytes = 256
     /// Decoded contacts-backup blob.
     public var maxContactsBackupBytes = 5_000_000
+
+    /// The largest HTTP response the server sends: a full contacts backup as JSON. The output
+    /// cap of a connection must hold it, or its download would be dropped as a slow consumer.
+    public var maxHTTPResponseBytes: Int { ContactsBackupPayload.maxBodyBytes(limits: self) }
 
     // MARK: Pending queue
     public var pendingTTLSeconds: Int64 = 72 * 3600

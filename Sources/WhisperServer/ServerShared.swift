@@ -57,7 +57,7 @@ final class ServerShared: Sendable {
         self.httpIdleTimeoutNanos = UInt64(limits.httpIdleTimeoutSeconds) * 1_000_000_000
         self.nodeId = SodiumRandom().hex(8)
         self.redisKeys = RedisKeys(prefix: config.redisPrefix)
-        self.publicRoutes = RouteTable.publicRoutes()
+        self.publicRoutes = RouteTable.publicRoutes(limits: limits)
         self.adminRoutes = RouteTable.adminRoutes()
     }
 

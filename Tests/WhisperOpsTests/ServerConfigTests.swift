@@ -21,7 +21,7 @@ import WhisperProtocol
         #expect(config.limits.webSocketIdleTimeoutSeconds == 90)
         #expect(config.limits.webSocketPingIntervalSeconds == 30)
         #expect(config.limits.maxWebSocketMessageBytes == 512_000)
-        #expect(config.limits.outputBufferLimitBytes == 4 * 1024 * 1024)
+        #expect(config.limits.outputBufferLimitBytes == 8 * 1024 * 1024)
         #expect(config.limits.httpRequestTimeoutSeconds == 10)
         #expect(config.drainTimeoutSeconds == 25)
         #expect(config.testEcho == false)
@@ -193,8 +193,16 @@ import WhisperProtocol
         let error = configError(["WHISPER_OUTPUT_BUFFER_LIMIT_BYTES": "1000"])
         #expect(error?.description
             == "WHISPER_OUTPUT_BUFFER_LIMIT_BYTES: must be at least twice WHISPER_MAX_WS_MESSAGE_BYTES (1024000), got 1000")
-        let raised = try loadConfig(["WHISPER_MAX_WS_MESSAGE_BYTES": "4000000"])
-        #expect(raised.limits.outputBufferLimitBytes == 8_000_000)
+        let raised = try loadConfig(["WHISPER_MAX_WS_MESSAGE_BYTES": "5000000"])
+        #expect(raised.limits.outputBufferLimitBytes == 10_000_000)
+    }
+
+    @Test func outputBufferLimit_mustHoldAFullContactsBackupDownload() throws {
+        let largest = Limits.default.maxHTTPResponseBytes
+        #expect(largest == 6_666_956)
+        #expect(try loadConfig(["WHISPER_OUTPUT_BUFFER_LIMIT_BYTES": String(largest)]).limits.outputBufferLimitBytes == largest)
+        #expect(configError(["WHISPER_OUTPUT_BUFFER_LIMIT_BYTES": String(largest - 1)])?.description
+            == "WHISPER_OUTPUT_BUFFER_LIMIT_BYTES: must hold the largest HTTP response, a full contacts backup (6666956 bytes), got 6666955")
     }
 
     @Test func rediss_isRefusedAsUnsupported() {

@@ -22,7 +22,7 @@ import WhisperProtocol
 /// | `WHISPER_WS_IDLE_TIMEOUT_SECONDS` | 90 | close a silent WebSocket after this, 2–86400 |
 /// | `WHISPER_WS_PING_INTERVAL_SECONDS` | 30 (at most idle/3) | server ping period; must be below the idle timeout |
 /// | `WHISPER_MAX_WS_MESSAGE_BYTES` | 512000 | larger message → close 1009; 1024–67108864 |
-/// | `WHISPER_OUTPUT_BUFFER_LIMIT_BYTES` | 4194304 (at least 2 × max message) | queued output past which a slow consumer is dropped; ≥ 2 × max message |
+/// | `WHISPER_OUTPUT_BUFFER_LIMIT_BYTES` | 8388608 (more if 2 × max message or a full contacts-backup download needs it) | queued output past which a slow consumer is dropped; at least each of those |
 /// | `WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS` | 10 | time to receive a whole HTTP request, 1–3600 |
 /// | `WHISPER_HTTP_IDLE_TIMEOUT_SECONDS` | 60 | close a keep-alive HTTP connection idle this long, 1–86400 |
 /// | `WHISPER_DRAIN_TIMEOUT_SECONDS` | 25 | SIGTERM: longest wait for in-flight work, 0–3600 |
@@ -119,7 +119,8 @@ public struct ServerConfig: Sendable {
         let defaultPing = min(limits.webSocketPingIntervalSeconds, max(1, limits.webSocketIdleTimeoutSeconds / 3))
         limits.webSocketPingIntervalSeconds = try env.integer("WHISPER_WS_PING_INTERVAL_SECONDS",
                                                               default: defaultPing, in: 1...86_400)
-        let defaultOutputLimit = max(limits.outputBufferLimitBytes, 2 * limits.maxWebSocketMessageBytes)
+        let defaultOutputLimit = max(limits.outputBufferLimitBytes, 2 * limits.maxWebSocketMessageBytes,
+                                     limits.maxHTTPResponseBytes)
         limits.outputBufferLimitBytes = try env.integer("WHISPER_OUTPUT_BUFFER_LIMIT_BYTES",
                                                         default: defaultOutputLimit, in: 1...1 << 30)
         limits.httpRequestTimeoutSeconds = try env.integer("WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS",
@@ -149,6 +150,11 @@ public struct ServerConfig: Sendable {
         if output < 2 * message {
             throw .conflict(variable: "WHISPER_OUTPUT_BUFFER_LIMIT_BYTES",
                             reason: "must be at least twice WHISPER_MAX_WS_MESSAGE_BYTES (\(2 * message)), got \(output)")
+        }
+        // …and the largest HTTP response (a full contacts backup) in one piece.
+        if output < limits.maxHTTPResponseBytes {
+            throw .conflict(variable: "WHISPER_OUTPUT_BUFFER_LIMIT_BYTES",
+                            reason: "must hold the largest HTTP response, a full contacts backup (\(limits.maxHTTPResponseBytes) bytes), got \(output)")
         }
     }
 

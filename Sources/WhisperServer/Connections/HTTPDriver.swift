@@ -1,5 +1,6 @@
 import WhisperHTTP
 import WhisperRuntime
+import WhisperServices
 
 /// Drives one HTTP/1.1 connection: feeds the incremental parser, answers requests in order
 /// (a pipelined request waits until the one before it is answered, even when that answer
@@ -24,6 +25,10 @@ final class HTTPDriver: ConnectionDelegate {
         self.parser = HTTPRequestParser(limits: context.shared.httpLimits)
         self.lastActivity = connection.loop.now
     }
+
+    /// Who is asking, for rate limits; formatted once per connection.
+    private(set) lazy var client = ClientRef(ip: connection.peer.ip,
+                                             connection: ConnectionRef(node: context.shared.nodeId, connection: connection.id))
 
     func connection(_ connection: Connection, didRead bytes: UnsafeRawBufferPointer) {
         lastActivity = connection.loop.now
@@ -61,7 +66,7 @@ final class HTTPDriver: ConnectionDelegate {
         }
         awaitingResponse = true
         let keepAlive = request.head.keepAlive && !context.shared.isDraining
-        context.shared.routes(for: listener).dispatch(request, context: context) { [self] response in
+        context.shared.routes(for: listener).dispatch(request, client: client, context: context) { [self] response in
             awaitingResponse = false
             respond(response, keepAlive: keepAlive, version: request.version)
             processBuffered()

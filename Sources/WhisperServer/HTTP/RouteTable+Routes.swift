@@ -1,12 +1,17 @@
 import WhisperHTTP
+import WhisperProtocol
 
 extension RouteTable {
     /// The public listener: health, readiness and the user endpoints.
-    static func publicRoutes() -> RouteTable {
+    static func publicRoutes(limits: Limits) -> RouteTable {
         var table = RouteTable()
         table.add("GET", "/health", OpsRoutes.health)
         table.add("GET", "/ready", OpsRoutes.ready)
         table.add("GET", "/users/{whisperId}/keys", UserRoutes.keys)
+        table.add("PUT", "/backup/contacts", maxBodyBytes: ContactsBackupPayload.maxBodyBytes(limits: limits),
+                  UserRoutes.uploadContactsBackup)
+        table.add("GET", "/backup/contacts", UserRoutes.downloadContactsBackup)
+        table.add("DELETE", "/backup/contacts", UserRoutes.deleteContactsBackup)
         return table
     }
 

@@ -1,4 +1,5 @@
 import WhisperHTTP
+import WhisperServices
 
 /// One listener's routes. A handler answers through `respond`, possibly later (after a
 /// PostgreSQL or Redis round trip); it is always called on the connection's loop.
@@ -27,10 +28,10 @@ struct RouteTable: Sendable {
         return nil
     }
 
-    func dispatch(_ request: HTTPRequest, context: LoopContext, respond: @escaping Respond) {
+    func dispatch(_ request: HTTPRequest, client: ClientRef, context: LoopContext, respond: @escaping Respond) {
         switch router.match(method: request.method, path: request.path) {
         case .found(let route, let parameters):
-            route.handler(RouteRequest(http: request, parameters: parameters), context, respond)
+            route.handler(RouteRequest(http: request, parameters: parameters, client: client), context, respond)
         case .methodNotAllowed(let allowed):
             respond(.methodNotAllowed(allowed: allowed))
         case .notFound:
@@ -42,4 +43,6 @@ struct RouteTable: Sendable {
 struct RouteRequest {
     let http: HTTPRequest
     let parameters: HTTPPathParameters
+    /// Who asks: the peer IP (rate limits) and the connection.
+    let client: ClientRef
 }

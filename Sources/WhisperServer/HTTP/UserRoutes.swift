@@ -28,4 +28,64 @@ enum UserRoutes {
             }
         }
     }
+
+    // MARK: Contacts backup (docs/protocol.md "Contacts backup")
+
+    /// `PUT /backup/contacts {nonce, ciphertext, cryptoVersion, protocolVersion}` →
+    /// `{success: true, updatedAt}`. A blob over the cap is 413 (from `Content-Length` before
+    /// the body is read, or from its decoded size).
+    static let uploadContactsBackup: RouteTable.Handler = { request, context, respond in
+        UserAuth.session(request, context: context, respond: respond) { session in
+            let backup: ContactsBackupPayload
+            do throws(PayloadError) {
+                backup = try ContactsBackupPayload(body: request.http.body, limits: context.shared.limits)
+            } catch {
+                if case .tooLarge = error {
+                    return respond(.error(status: .contentTooLarge, code: ErrorCode.invalidPayload.rawValue,
+                                          message: error.message))
+                }
+                return respond(.failure(.invalidPayload(error), context: context))
+            }
+            context.contactsBackup.upload(backup, session: session, client: request.client) { result in
+                switch result {
+                case .success(let updatedAt):
+                    respond(.json(body: Array(#"{"success":true,"updatedAt":\#(updatedAt)}"#.utf8)))
+                case .failure(let error):
+                    respond(.failure(error, context: context))
+                }
+            }
+        }
+    }
+
+    /// `GET /backup/contacts` → `{nonce, ciphertext, updatedAt}`, or 404 when there is none.
+    static let downloadContactsBackup: RouteTable.Handler = { request, context, respond in
+        UserAuth.session(request, context: context, respond: respond) { session in
+            context.contactsBackup.download(session: session, client: request.client) { result in
+                switch result {
+                case .success(let backup):
+                    var writer = JSONWriter()
+                    writer.beginObject()
+                    writer.member("nonce", backup.nonceText)
+                    writer.member("ciphertext", backup.ciphertextText)
+                    writer.member("updatedAt", backup.updatedAtMillis)
+                    writer.endObject()
+                    respond(.json(body: writer.bytes))
+                case .failure(let error):
+                    respond(.failure(error, context: context))
+                }
+            }
+        }
+    }
+
+    /// `DELETE /backup/contacts` → 204, or 404 when there is none.
+    static let deleteContactsBackup: RouteTable.Handler = { request, context, respond in
+        UserAuth.session(request, context: context, respond: respond) { session in
+            context.contactsBackup.delete(session: session, client: request.client) { result in
+                switch result {
+                case .success: respond(HTTPResponse(status: HTTPStatus(code: 204)))
+                case .failure(let error): respond(.failure(error, context: context))
+                }
+            }
+        }
+    }
 }

@@ -25,6 +25,7 @@ final class LoopContext {
     let recipients: RecipientDirectory
     let turn: TurnCredentialService
     let keys: KeyDirectory
+    let contactsBackup: ContactsBackupService
     private(set) lazy var messaging = makeMessagingService()
     private(set) lazy var typing = TypingService(limits: shared.limits,
                                                  store: RedisTypingStore(redis: redis, keys: shared.redisKeys,
@@ -56,6 +57,8 @@ final class LoopContext {
                                 now: Clock.epochMillis)
         self.turn = TurnCredentialService(settings: shared.config.turn, limits: limits, rateLimiter: rateLimiter,
                                           now: Clock.epochMillis)
+        self.contactsBackup = ContactsBackupService(store: PostgresContactsBackupStore(pool: shared.postgres, loop: loop),
+                                                    rateLimiter: rateLimiter)
         self.keys = KeyDirectory(identities: PostgresIdentityStore(pool: shared.postgres, loop: loop))
         self.recipients = RecipientDirectory(identities: PostgresIdentityStore(pool: shared.postgres, loop: loop),
                                              now: Clock.epochMillis)

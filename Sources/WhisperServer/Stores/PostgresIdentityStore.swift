@@ -59,7 +59,7 @@ final class PostgresIdentityStore: IdentityStore {
         """
 
     func find(_ id: WhisperID, completion: @escaping StoreCompletion<StoredIdentity?>) {
-        query(Self.findSQL, [.text(id.string)], completion) { rows in
+        pool.query(Self.findSQL, [.text(id.string)], on: loop, completion) { rows in
             guard let row = rows.first else { return .success(nil) }
             guard let enc = row.bytes("enc_public_key"), let sign = row.bytes("sign_public_key"),
                   let banned = row.bool("banned")
@@ -72,14 +72,14 @@ final class PostgresIdentityStore: IdentityStore {
         let parameters: [PostgresValue?] = [.text(id.string), .bytea(keys.encPublicKey), .bytea(keys.signPublicKey),
                                             .text(device.deviceId.string), .text(device.platform.rawValue),
                                             device.pushToken.map(PostgresValue.text), device.voipToken.map(PostgresValue.text)]
-        query(Self.createSQL, parameters, completion) { .success($0.affectedRows == 1) }
+        pool.query(Self.createSQL, parameters, on: loop, completion) { .success($0.affectedRows == 1) }
     }
 
     func recover(_ id: WhisperID, keys: IdentityKeys, device: DeviceLogin, completion: @escaping StoreCompletion<RecoveryCheck>) {
         let parameters: [PostgresValue?] = [.text(id.string), .bytea(keys.encPublicKey), .bytea(keys.signPublicKey),
                                             .text(device.deviceId.string), .text(device.platform.rawValue),
                                             device.pushToken.map(PostgresValue.text), device.voipToken.map(PostgresValue.text)]
-        query(Self.recoverSQL, parameters, completion) { rows in
+        pool.query(Self.recoverSQL, parameters, on: loop, completion) { rows in
             guard let row = rows.first else { return .success(.unknownIdentity) }
             guard let keysMatch = row.bool("keys_match"), let banned = row.bool("banned")
             else { return .failure(.unexpectedReply("recovery row for \(id) is malformed")) }
@@ -88,16 +88,4 @@ final class PostgresIdentityStore: IdentityStore {
         }
     }
 
-    private func query<T>(_ sql: String, _ parameters: [PostgresValue?], _ completion: @escaping StoreCompletion<T>,
-                          _ transform: @escaping (PostgresRows) -> Result<T, StoreError>) {
-        guard let pool else {
-            return loop.deferToEndOfIteration { completion(.failure(.unavailable("no database configured"))) }
-        }
-        pool.query(sql, parameters, on: loop) { result in
-            switch result {
-            case .success(let rows): completion(transform(rows))
-            case .failure(let error): completion(.failure(.unavailable(error.description)))
-            }
-        }
-    }
 }
