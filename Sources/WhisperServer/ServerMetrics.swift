@@ -21,7 +21,7 @@ final class ServerMetrics: Sendable {
     /// `whisper_routing_latency_seconds`.
     func deliveredLive(receivedAtMicros: Int64) {
         deliveredLiveCounter.increment()
-        let elapsed = Clock.epochMicros() - receivedAtMicros
+        let elapsed = WallTime.now().epochMicros - receivedAtMicros
         if receivedAtMicros > 0, elapsed >= 0 { base.routingLatency.observe(Double(elapsed) / 1e6) }
     }
 

@@ -1,6 +1,6 @@
 import Glibc
 
-/// A wall-clock instant for log timestamps (CLOCK_REALTIME). Not for measuring durations: use
+/// A wall-clock instant (CLOCK_REALTIME): log timestamps and the protocol's epoch times. Not for measuring durations: use
 /// the monotonic clock for those.
 public struct WallTime: Sendable, Equatable {
     public var secondsSinceEpoch: Int64
@@ -20,6 +20,9 @@ public struct WallTime: Sendable, Equatable {
     /// Milliseconds since the epoch, the protocol's timestamps (`serverTime`, message
     /// `timestamp`).
     public var epochMillis: Int64 { secondsSinceEpoch * 1000 + Int64(nanoseconds / 1_000_000) }
+
+    /// Microseconds since the epoch: routing latency is measured across nodes with it.
+    public var epochMicros: Int64 { secondsSinceEpoch * 1_000_000 + Int64(nanoseconds / 1_000) }
 
     /// RFC 3339 UTC with milliseconds: `2026-11-03T14:05:09.042Z`.
     public var rfc3339: String {

@@ -1,3 +1,4 @@
+import WhisperOps
 import WhisperProtocol
 import WhisperServices
 
@@ -44,7 +45,7 @@ enum IdentityFrames {
                         payload.member("whisperId", login.session.record.whisperId.string)
                         payload.member("sessionToken", login.session.token.text)
                         payload.member("sessionExpiresAt", login.session.record.expiresAtMillis)
-                        payload.member("serverTime", Clock.epochMillis())
+                        payload.member("serverTime", WallTime.now().epochMillis)
                     }
                     // Right after the ack: the route moves here, then the kept events.
                     if joined != .refused {

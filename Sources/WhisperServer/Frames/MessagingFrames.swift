@@ -1,3 +1,4 @@
+import WhisperOps
 import WhisperProtocol
 import WhisperServices
 
@@ -7,7 +8,7 @@ enum MessagingFrames {
     /// `send_message` → `message_accepted {messageId, status:"sent", serverTime}` once the
     /// message is queued for the recipient (the same reply for a repeat).
     static let sendMessage: FrameRoute.PrivilegedHandler = { frame, reply, session in
-        let receivedAtMicros = Clock.epochMicros()
+        let receivedAtMicros = WallTime.now().epochMicros
         guard let message = reply.validate({ () throws(PayloadError) in try SendMessagePayload(parsing: frame, limits: reply.limits) })
         else { return }
         let socket = reply.socket
@@ -18,7 +19,7 @@ enum MessagingFrames {
                 switch result {
                 case .success:
                     socket.send(MessageFrames.messageAccepted(messageIdText: message.messageIdText,
-                                                              serverTime: Clock.epochMillis(), requestId: frame.requestId))
+                                                              serverTime: WallTime.now().epochMillis, requestId: frame.requestId))
                 case .failure(let error):
                     reply.fail(error)
                 }

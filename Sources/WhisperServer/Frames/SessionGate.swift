@@ -1,3 +1,4 @@
+import WhisperOps
 import WhisperProtocol
 import WhisperServices
 
@@ -22,7 +23,7 @@ enum SessionGate {
         let socket = reply.socket
         let registry = socket.context.registry
         if let cached = socket.authenticated, cached.hash.constantTimeEquals(hash) {
-            guard !cached.isExpired(atMillis: Clock.epochMillis()) else {
+            guard !cached.isExpired(atMillis: WallTime.now().epochMillis) else {
                 registry.unbind(socket)
                 return reply.fail(.notRegistered)
             }

@@ -54,14 +54,14 @@ final class LoopContext {
                                 sessions: RedisSessionStore(redis: redis, keys: shared.redisKeys),
                                 identities: PostgresIdentityStore(pool: shared.postgres, loop: loop),
                                 rateLimiter: rateLimiter, log: shared.log, metrics: shared.metrics.base,
-                                now: Clock.epochMillis)
+                                now: { WallTime.now().epochMillis })
         self.turn = TurnCredentialService(settings: shared.config.turn, limits: limits, rateLimiter: rateLimiter,
-                                          now: Clock.epochMillis)
+                                          now: { WallTime.now().epochMillis })
         self.contactsBackup = ContactsBackupService(store: PostgresContactsBackupStore(pool: shared.postgres, loop: loop),
                                                     rateLimiter: rateLimiter)
         self.keys = KeyDirectory(identities: PostgresIdentityStore(pool: shared.postgres, loop: loop))
         self.recipients = RecipientDirectory(identities: PostgresIdentityStore(pool: shared.postgres, loop: loop),
-                                             now: Clock.epochMillis)
+                                             now: { WallTime.now().epochMillis })
         self.messageStore = RedisMessageStore(redis: redis, keys: shared.redisKeys, node: shared.nodeId, limits: limits)
         self.presence = RedisPresence(redis: redis, keys: shared.redisKeys, node: shared.nodeId, limits: limits)
         registry.onLeave = { [unowned self] socket, whisperId in self.wentOffline(socket, as: whisperId) }
@@ -71,6 +71,6 @@ final class LoopContext {
         MessagingService(limits: shared.limits, store: messageStore, router: LoopRouter(context: self),
                          recipients: recipients, rateLimiter: rateLimiter,
                          verifier: SignatureVerifier(histogram: shared.metrics.base.ed25519Verify), log: shared.log,
-                         metrics: shared.metrics.base, now: Clock.epochMillis)
+                         metrics: shared.metrics.base, now: { WallTime.now().epochMillis })
     }
 }
