@@ -62,6 +62,13 @@ final class FakeIdentities: IdentityStore {
     var candidates: [WhisperID] = []
     var failure: StoreError?
 
+    var tokenUpdates: [DeviceLogin] = []
+    func updateTokens(_ device: DeviceLogin, completion: @escaping StoreCompletion<Bool>) {
+        if let failure { return completion(.failure(failure)) }
+        tokenUpdates.append(device)
+        completion(.success(users[device.whisperId] != nil))
+    }
+
     func find(_ id: WhisperID, completion: @escaping StoreCompletion<StoredIdentity?>) {
         if let failure { return completion(.failure(failure)) }
         completion(.success(users[id]))

@@ -22,6 +22,7 @@ enum FrameRoutes {
         RegisterProofPayload.type: .open(IdentityFrames.registerProof),
         "session_refresh": .privileged(IdentityFrames.sessionRefresh),
         "logout": .privileged(IdentityFrames.logout),
+        UpdateTokensPayload.type: .privileged(IdentityFrames.updateTokens),
         SendMessagePayload.type: .privileged(MessagingFrames.sendMessage),
         FetchPendingPayload.type: .privileged(MessagingFrames.fetchPending),
         DeliveryReceiptPayload.type: .privileged(MessagingFrames.deliveryReceipt),

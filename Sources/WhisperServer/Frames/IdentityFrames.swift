@@ -99,4 +99,22 @@ enum IdentityFrames {
             }
         }
     }
+
+    /// `update_tokens {pushToken?, voipToken?, platform}` → `tokens_updated {}`; the device
+    /// of this session gets them (absent tokens are kept).
+    static let updateTokens: FrameRoute.PrivilegedHandler = { frame, reply, session in
+        guard let request = reply.validate({ () throws(PayloadError) in
+            try UpdateTokensPayload(parsing: frame.payload, limits: reply.limits)
+        }) else { return }
+        let socket = reply.socket
+        reply.async { done in
+            socket.context.auth.updateTokens(request, session: session, client: socket.client) { result in
+                defer { done() }
+                switch result {
+                case .success: reply.send("tokens_updated") { _ in }
+                case .failure(let error): reply.fail(error)
+                }
+            }
+        }
+    }
 }

@@ -38,7 +38,8 @@ final class PostgresIdentityStore: IdentityStore {
         """
 
     /// Recovery login: keys and ban checked, and the device upserted only when both pass,
-    /// in one statement. No row: unknown identity. Absent push tokens keep the stored ones
+    /// in one statement, which also clears the push tokens of the identity's other devices
+    /// (single active device). No row: unknown identity. Absent push tokens keep the stored ones
     /// (`update_tokens` changes them).
     static let recoverSQL = """
         WITH identity AS (
@@ -54,8 +55,22 @@ final class PostgresIdentityStore: IdentityStore {
                 push_token = COALESCE(EXCLUDED.push_token, devices.push_token),
                 voip_token = COALESCE(EXCLUDED.voip_token, devices.voip_token),
                 last_active_at = now()
+            RETURNING 1),
+        others AS (
+            UPDATE devices SET push_token = NULL, voip_token = NULL
+            FROM identity
+            WHERE devices.whisper_id = identity.whisper_id AND devices.device_id <> $4::uuid
+              AND identity.keys_match AND NOT identity.banned
+              AND (devices.push_token IS NOT NULL OR devices.voip_token IS NOT NULL)
             RETURNING 1)
         SELECT keys_match, banned FROM identity
+        """
+
+    /// `update_tokens`: the session's device row; absent tokens keep the stored ones.
+    static let updateTokensSQL = """
+        UPDATE devices SET platform = $3, push_token = COALESCE($4, push_token),
+                           voip_token = COALESCE($5, voip_token), last_active_at = now()
+        WHERE whisper_id = $1 AND device_id = $2::uuid
         """
 
     func find(_ id: WhisperID, completion: @escaping StoreCompletion<StoredIdentity?>) {
@@ -73,6 +88,13 @@ final class PostgresIdentityStore: IdentityStore {
                                             .text(device.deviceId.string), .text(device.platform.rawValue),
                                             device.pushToken.map(PostgresValue.text), device.voipToken.map(PostgresValue.text)]
         pool.query(Self.createSQL, parameters, on: loop, completion) { .success($0.affectedRows == 1) }
+    }
+
+    func updateTokens(_ device: DeviceLogin, completion: @escaping StoreCompletion<Bool>) {
+        let parameters: [PostgresValue?] = [.text(device.whisperId.string), .text(device.deviceId.string),
+                                            .text(device.platform.rawValue), device.pushToken.map(PostgresValue.text),
+                                            device.voipToken.map(PostgresValue.text)]
+        pool.query(Self.updateTokensSQL, parameters, on: loop, completion) { .success($0.affectedRows == 1) }
     }
 
     func recover(_ id: WhisperID, keys: IdentityKeys, device: DeviceLogin, completion: @escaping StoreCompletion<RecoveryCheck>) {

@@ -58,7 +58,12 @@ public protocol IdentityStore {
     /// Inserts a new identity and its first device in one step; `false` (nothing written)
     /// when the id is taken (or reserved by a ban row), so the caller mints another.
     func create(_ id: WhisperID, keys: IdentityKeys, device: DeviceLogin, completion: @escaping StoreCompletion<Bool>)
+    /// The device's platform and push tokens (`nil` keeps a stored token); `false` when the
+    /// device row is gone.
+    func updateTokens(_ device: DeviceLogin, completion: @escaping StoreCompletion<Bool>)
     /// A recovery login in one step: the identity must exist with exactly these keys and
-    /// no ban in force; only then is the device row upserted (`.recorded`).
+    /// no ban in force; only then is the device row upserted (`.recorded`) and every other
+    /// device of the identity forgets its push tokens (single active device: nothing may wake
+    /// a phone that has been logged out).
     func recover(_ id: WhisperID, keys: IdentityKeys, device: DeviceLogin, completion: @escaping StoreCompletion<RecoveryCheck>)
 }
