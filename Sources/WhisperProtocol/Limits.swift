@@ -63,6 +63,8 @@ public struct Limits: Sendable, Equatable {
     /// `attachment.fileKeyBox.ciphertext`, decoded: a boxed 32-byte file key is 48 bytes; the cap
     /// leaves room for a future key format without letting the field carry data.
     public var maxFileKeyBoxCiphertextBytes = 256
+    /// `POST /reports` `details`: a moderator's note, not a document.
+    public var maxReportDetailsBytes = 2_000
     /// Decoded contacts-backup blob.
     public var maxContactsBackupBytes = 5_000_000
 

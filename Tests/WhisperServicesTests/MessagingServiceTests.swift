@@ -89,6 +89,10 @@ import WhisperProtocol
 // MARK: - Harness
 
 final class FakeMessageStore: MessageStore {
+    var acceptedKeys: Set<String> = []
+    func wasAccepted(_ messageId: CanonicalUUID, from: WhisperID, to: WhisperID, completion: @escaping StoreCompletion<Bool>) {
+        completion(.success(acceptedKeys.contains("\(from.string) \(messageId.string) \(to.string)")))
+    }
     var acceptOutcome = AcceptOutcome.accepted(cursor: PendingCursor(milliseconds: 1, sequence: 0), routing: .offline)
     var receiptOutcome = ReceiptOutcome.applied(removed: true, routing: .offline)
     var accepted: [MessageAcceptance] = []

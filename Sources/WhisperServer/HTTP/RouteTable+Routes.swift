@@ -11,6 +11,7 @@ extension RouteTable {
         table.add("PUT", "/backup/contacts", maxBodyBytes: ContactsBackupPayload.maxBodyBytes(limits: limits),
                   UserRoutes.uploadContactsBackup)
         table.add("GET", "/backup/contacts", UserRoutes.downloadContactsBackup)
+        table.add("POST", "/reports", maxBodyBytes: ReportPayload.maxBodyBytes(limits: limits), UserRoutes.fileReport)
         table.add("DELETE", "/backup/contacts", UserRoutes.deleteContactsBackup)
         return table
     }

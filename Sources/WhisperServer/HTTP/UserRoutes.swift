@@ -88,4 +88,31 @@ enum UserRoutes {
             }
         }
     }
+
+    // MARK: Reports (docs/protocol.md "POST /reports")
+
+    /// `POST /reports {whisperId, reason, details?, messageId?}` → 201 `{id, verified}`.
+    static let fileReport: RouteTable.Handler = { request, context, respond in
+        UserAuth.session(request, context: context, respond: respond) { session in
+            let report: ReportPayload
+            do throws(PayloadError) {
+                report = try ReportPayload(body: request.http.body, limits: context.shared.limits)
+            } catch {
+                return respond(.failure(.invalidPayload(error), context: context))
+            }
+            context.reports.file(report, session: session, client: request.client) { result in
+                switch result {
+                case .success(let filed):
+                    var writer = JSONWriter()
+                    writer.beginObject()
+                    writer.member("id", String(filed.id))
+                    writer.member("verified", filed.verified)
+                    writer.endObject()
+                    respond(.json(status: .created, body: writer.bytes))
+                case .failure(let error):
+                    respond(.failure(error, context: context))
+                }
+            }
+        }
+    }
 }

@@ -26,6 +26,7 @@ final class LoopContext {
     let turn: TurnCredentialService
     let keys: KeyDirectory
     let contactsBackup: ContactsBackupService
+    let reports: ReportService
     private(set) lazy var messaging = makeMessagingService()
     private(set) lazy var typing = TypingService(limits: shared.limits,
                                                  store: RedisTypingStore(redis: redis, keys: shared.redisKeys,
@@ -64,6 +65,8 @@ final class LoopContext {
                                              now: { WallTime.now().epochMillis })
         self.messageStore = RedisMessageStore(redis: redis, keys: shared.redisKeys, node: shared.nodeId, limits: limits)
         self.presence = RedisPresence(redis: redis, keys: shared.redisKeys, node: shared.nodeId, limits: limits)
+        self.reports = ReportService(store: PostgresReportStore(pool: shared.postgres, loop: loop), messages: messageStore,
+                                     rateLimiter: rateLimiter)
         registry.onLeave = { [unowned self] socket, whisperId in self.wentOffline(socket, as: whisperId) }
     }
 

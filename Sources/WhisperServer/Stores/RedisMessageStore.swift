@@ -106,6 +106,16 @@ final class RedisMessageStore: MessageStore {
         }
     }
 
+    /// `msg:{from}:{id}` holds `"<to> <entry>[ d]"` for the pending TTL.
+    func wasAccepted(_ messageId: CanonicalUUID, from: WhisperID, to: WhisperID, completion: @escaping StoreCompletion<Bool>) {
+        redis.send([Array("GET".utf8), keys.message(from: from, id: messageId)]) { result in
+            completion(RedisReplies.value(result).map { value in
+                guard let text = value.string else { return false }
+                return text.split(separator: " ", maxSplits: 1).first.map(String.init) == to.string
+            })
+        }
+    }
+
     func keepEvent(_ frame: [UInt8], for user: WhisperID, completion: @escaping StoreCompletion<Void>) {
         let arguments = [frame, Self.text(settings.eventTTLMillis), Self.text(Int64(settings.maxEventsPerUser))]
         redis.evalScript(MessageScripts.keepEvent, keys: [keys.events(user)], arguments: arguments) { result in

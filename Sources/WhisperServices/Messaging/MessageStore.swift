@@ -98,6 +98,10 @@ public protocol MessageStore {
     /// in the sender's event queue when the sender is offline.
     func applyReceipt(_ receipt: ReceiptApplication, completion: @escaping StoreCompletion<ReceiptOutcome>)
 
+    /// Whether (from, messageId) was accepted for `to` within the idempotency window (the
+    /// pending TTL): the proof behind a verified abuse report.
+    func wasAccepted(_ messageId: CanonicalUUID, from: WhisperID, to: WhisperID, completion: @escaping StoreCompletion<Bool>)
+
     /// Keeps `frame` in `user`'s event queue (sent after the next login): for a notification
     /// whose socket vanished between routing and writing.
     func keepEvent(_ frame: [UInt8], for user: WhisperID, completion: @escaping StoreCompletion<Void>)
