@@ -129,3 +129,16 @@ extension JSONObject {
         return id
     }
 }
+
+extension JSONObject {
+    /// An HTTP request body that must be one flat JSON object (nesting at most `maxDepth`)
+    /// of at most `maxBytes`: anything else is `INVALID_PAYLOAD` naming the body.
+    public init(httpBody body: [UInt8], maxBytes: Int, maxDepth: Int = 2) throws(PayloadError) {
+        do {
+            self = try JSONParser.parseObject(body, limits: JSONLimits(maxInputBytes: maxBytes, maxDepth: maxDepth,
+                                                                       maxStringBytes: maxBytes))
+        } catch {
+            throw .invalidValue(field: "body")
+        }
+    }
+}

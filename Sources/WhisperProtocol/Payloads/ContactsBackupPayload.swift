@@ -24,14 +24,7 @@ public struct ContactsBackupPayload: Sendable, Equatable {
 
     /// Parses and validates an HTTP body. `tooLarge` (413) is the only error that is not 400.
     public init(body: [UInt8], limits: Limits) throws(PayloadError) {
-        let payload: JSONObject
-        do {
-            payload = try JSONParser.parseObject(body, limits: JSONLimits(maxInputBytes: Self.maxBodyBytes(limits: limits),
-                                                                          maxDepth: 2,
-                                                                          maxStringBytes: Self.maxBodyBytes(limits: limits)))
-        } catch {
-            throw .invalidValue(field: "body")
-        }
+        let payload = try JSONObject(httpBody: body, maxBytes: Self.maxBodyBytes(limits: limits))
         try payload.rejectUnknownKeys(allowed: Self.allowedKeys)
         try ProtocolVersion.check(payload)
         _ = try payload.requireBase64("nonce", exactByteCount: Self.nonceBytes)

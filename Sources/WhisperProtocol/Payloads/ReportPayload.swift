@@ -18,13 +18,7 @@ public struct ReportPayload: Sendable, Equatable {
     public let messageId: CanonicalUUID?
 
     public init(body: [UInt8], limits: Limits) throws(PayloadError) {
-        let payload: JSONObject
-        do {
-            payload = try JSONParser.parseObject(body, limits: JSONLimits(maxInputBytes: Self.maxBodyBytes(limits: limits),
-                                                                          maxDepth: 2))
-        } catch {
-            throw .invalidValue(field: "body")
-        }
+        let payload = try JSONObject(httpBody: body, maxBytes: Self.maxBodyBytes(limits: limits))
         try payload.rejectUnknownKeys(allowed: Self.allowedKeys)
         whisperId = try payload.requireWhisperID("whisperId")
         guard let reason = Reason(rawValue: try payload.requireString("reason")) else { throw .invalidValue(field: "reason") }

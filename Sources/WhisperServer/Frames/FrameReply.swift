@@ -23,16 +23,8 @@ struct FrameReply {
 
     func fail(_ error: ServiceError) {
         let shared = socket.context.shared
-        shared.metrics.error(error.code)
-        var message = error.message
-        if error.code == .internalError {
-            let reference = SodiumRandom().hex(6)
-            shared.log.error("internal_error", connId: socket.connection.id, whisperId: socket.authenticated?.whisperId.string,
-                             code: error.code.rawValue,
-                             ["frame": .string(frame.type), "correlationId": .string(reference),
-                              "reason": .string(error.logReason)])
-            message += " (ref \(reference))"
-        }
+        let message = shared.report(error, connId: socket.connection.id, whisperId: socket.authenticated?.whisperId.string,
+                                    frame: frame.type)
         socket.send(OutboundFrame.errorFrame(code: error.code, message: message, requestId: frame.requestId,
                                               retryAfterMs: error.retryAfterMs))
     }

@@ -7,15 +7,7 @@ extension HTTPResponse {
     /// code's status, `Retry-After` with `RATE_LIMITED`, and for an internal error a log line
     /// with a correlation id that the body repeats (never the reason itself).
     static func failure(_ error: ServiceError, context: LoopContext) -> HTTPResponse {
-        let shared = context.shared
-        shared.metrics.error(error.code)
-        var message = error.message
-        if error.code == .internalError {
-            let reference = SodiumRandom().hex(6)
-            shared.log.error("internal_error", code: error.code.rawValue,
-                             ["correlationId": .string(reference), "reason": .string(error.logReason)])
-            message += " (ref \(reference))"
-        }
+        let message = context.shared.report(error, connId: nil, whisperId: nil, frame: nil)
         if let retryAfterMs = error.retryAfterMs {
             return .rateLimited(retryAfterSeconds: Int((retryAfterMs + 999) / 1000), message: message)
         }
