@@ -99,7 +99,17 @@ public struct Limits: Sendable, Equatable {
     public var maxWhisperIDMintAttempts = 8
 
     // MARK: Groups, calls, presence
+    /// Members of one group, the owner included (`WHISPER_MAX_GROUP_MEMBERS`); a create or
+    /// update beyond it gets `INVALID_PAYLOAD`.
     public var maxGroupMembers = 256
+    /// `title` of a group, in UTF-8 bytes (at least 1).
+    public var maxGroupTitleBytes = 256
+    /// A loop's cached membership of a group is re-read after this even when no change
+    /// notice arrived (docs/operations.md "Groups"); notices and the per-send epoch check make it
+    /// a bound on memory and on a lost notice, not on correctness.
+    public var groupMembershipCacheSeconds: Int64 = 60
+    /// Groups one loop's membership cache holds before it starts over.
+    public var groupMembershipCacheCapacity = 100_000
     /// An unanswered call ends after this.
     public var callRingTimeoutSeconds: Int64 = 60
     /// Lifetime of the TURN credentials `get_turn_credentials` issues (`WHISPER_TURN_TTL_SECONDS`).

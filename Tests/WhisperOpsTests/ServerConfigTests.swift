@@ -61,6 +61,7 @@ import WhisperProtocol
             "WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS": "5",
             "WHISPER_HTTP_IDLE_TIMEOUT_SECONDS": "30",
             "WHISPER_MAX_PENDING_PER_USER": "77",
+            "WHISPER_MAX_GROUP_MEMBERS": "12",
             "WHISPER_DRAIN_TIMEOUT_SECONDS": "0",
             "WHISPER_TEST_ECHO": "1",
             "WHISPER_CHALLENGE_TTL_SECONDS": "2",
@@ -93,6 +94,7 @@ import WhisperProtocol
         #expect(config.limits.httpRequestTimeoutSeconds == 5)
         #expect(config.limits.httpIdleTimeoutSeconds == 30)
         #expect(config.limits.maxPendingPerUser == 77)
+        #expect(config.limits.maxGroupMembers == 12)
         #expect(config.drainTimeoutSeconds == 0)
         #expect(config.testEcho)
         #expect(config.limits.challengeTTLSeconds == 2)

@@ -30,6 +30,7 @@ import WhisperProtocol
 /// | `WHISPER_CHALLENGE_TTL_SECONDS` | 60 | lifetime of a `register_challenge`, 1–3600 |
 /// | `WHISPER_SESSION_TTL_SECONDS` | 604800 (7 days) | lifetime of a session token, 60–2592000 |
 /// | `WHISPER_MAX_PENDING_PER_USER` | 10000 | messages one user's pending queue may hold; a send beyond it gets `RATE_LIMITED`, 1–10000000 |
+/// | `WHISPER_MAX_GROUP_MEMBERS` | 256 | members of one group, owner included; more → `INVALID_PAYLOAD`, 2–100000 |
 /// | `WHISPER_RATE_<ACTION>[_IP]` | see `RateLimits` | `<count>/<seconds>` |
 ///
 /// Booleans are `1|true|yes` / `0|false|no`, case-insensitive. An empty value counts as unset.
@@ -133,6 +134,7 @@ public struct ServerConfig: Sendable {
                                                          default: Int(limits.sessionTTLSeconds), in: 60...30 * 86_400))
         limits.maxPendingPerUser = try env.integer("WHISPER_MAX_PENDING_PER_USER",
                                                    default: limits.maxPendingPerUser, in: 1...10_000_000)
+        limits.maxGroupMembers = try env.integer("WHISPER_MAX_GROUP_MEMBERS", default: limits.maxGroupMembers, in: 2...100_000)
         limits.turnCredentialTTLSeconds = try env.integer("WHISPER_TURN_TTL_SECONDS",
                                                           default: limits.turnCredentialTTLSeconds, in: 1...7 * 86_400)
         return limits
@@ -198,7 +200,7 @@ public struct ServerConfig: Sendable {
             "WHISPER_WS_PING_INTERVAL_SECONDS", "WHISPER_MAX_WS_MESSAGE_BYTES",
             "WHISPER_OUTPUT_BUFFER_LIMIT_BYTES", "WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS", "WHISPER_HTTP_IDLE_TIMEOUT_SECONDS",
             "WHISPER_DRAIN_TIMEOUT_SECONDS", "WHISPER_TEST_ECHO", "WHISPER_CHALLENGE_TTL_SECONDS",
-            "WHISPER_SESSION_TTL_SECONDS", "WHISPER_MAX_PENDING_PER_USER",
+            "WHISPER_SESSION_TTL_SECONDS", "WHISPER_MAX_PENDING_PER_USER", "WHISPER_MAX_GROUP_MEMBERS",
         ]
         names.formUnion(S3Settings.variables)
         for action in RateLimitAction.allCases {

@@ -16,6 +16,8 @@ extension PayloadError {
             return .wrongLength(field: prefix + field, expectedBytes: expectedBytes, actualBytes: actualBytes)
         case let .tooLarge(field, maxBytes):
             return .tooLarge(field: prefix + field, maxBytes: maxBytes)
+        case let .tooManyItems(field, max):
+            return .tooManyItems(field: prefix + field, max: max)
         case let .invalidUUID(field):
             return .invalidUUID(field: prefix + field)
         case let .invalidWhisperID(field):

@@ -6,6 +6,8 @@ public enum PayloadError: Error, Equatable, Sendable {
     case invalidBase64(field: String)
     case wrongLength(field: String, expectedBytes: Int, actualBytes: Int)
     case tooLarge(field: String, maxBytes: Int)
+    /// A list (or the set it makes, like a group's members) with more than `max` entries.
+    case tooManyItems(field: String, max: Int)
     case invalidUUID(field: String)
     case invalidWhisperID(field: String)
     case invalidGroupID(field: String)
@@ -30,6 +32,8 @@ public enum PayloadError: Error, Equatable, Sendable {
             return "\(field) must decode to \(expected) bytes, got \(actual)"
         case let .tooLarge(field, maxBytes):
             return "\(field) exceeds \(maxBytes) bytes"
+        case let .tooManyItems(field, max):
+            return "\(field) exceeds \(max) entries"
         case let .invalidUUID(field):
             return "\(field) is not a UUID"
         case let .invalidWhisperID(field):

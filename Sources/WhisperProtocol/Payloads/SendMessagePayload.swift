@@ -11,8 +11,14 @@
 ///
 /// Nothing signed is re-encoded (docs/protocol.md "Canonical signing"): `deliveryPayload` is built from the sender's exact
 /// bytes, and `signedBytes()` from the decoded strings exactly as sent (no case folding).
+///
+/// `group_send_message` (docs/protocol.md "Groups") is the same payload plus `"groupId":"grp-<uuid>"`: one
+/// per-recipient envelope of a pairwise fan-out, signed with `messageType` `group_send_message` and
+/// the `groupId` as `toOrGroupId`, delivered as `message_received` with `groupId` included.
 public struct SendMessagePayload: Sendable, Equatable {
     public static let type = "send_message"
+    public static let groupType = "group_send_message"
+    public static let groupIdKey = "groupId"
     public static let nonceBytes = 24
     public static let signatureBytes = 64
 
@@ -22,6 +28,14 @@ public struct SendMessagePayload: Sendable, Equatable {
     public static let optionalDeliveredKeys = ["replyTo", MessageReactions.key, AttachmentPointer.key]
     public static let allowedKeys: Set<String> = PrivilegedPayload.commonKeys
         .union(deliveredKeys).union(optionalDeliveredKeys)
+    public static let groupAllowedKeys: Set<String> = allowedKeys.union([groupIdKey])
+
+    /// `send_message` or `group_send_message`: the `messageType` of the signed bytes.
+    public let messageType: String
+    /// The group of a `group_send_message` (canonical, for look-ups); nil for `send_message`.
+    public let groupId: GroupID?
+    /// `groupId` exactly as sent: what the signature covers.
+    public let groupIdText: String?
 
     /// Lower case, for idempotency keys and look-ups (docs/protocol.md "Encodings").
     public let messageId: CanonicalUUID
@@ -47,9 +61,19 @@ public struct SendMessagePayload: Sendable, Equatable {
     let nonceText: String
     let ciphertextText: String
 
+    /// Parses a `send_message`, or a `group_send_message` when that is the frame's type.
     public init(parsing frame: InboundFrame, limits: Limits) throws(PayloadError) {
         let payload = frame.payload
-        try payload.rejectUnknownKeys(allowed: Self.allowedKeys)
+        let isGroup = frame.type == Self.groupType
+        messageType = isGroup ? Self.groupType : Self.type
+        try payload.rejectUnknownKeys(allowed: isGroup ? Self.groupAllowedKeys : Self.allowedKeys)
+        if isGroup {
+            let text = try payload.requireString(Self.groupIdKey)
+            guard let id = GroupID(text) else { throw .invalidGroupID(field: Self.groupIdKey) }
+            (groupIdText, groupId) = (text, id)
+        } else {
+            (groupIdText, groupId) = (nil, nil)
+        }
         (messageIdText, messageId) = try payload.requireSpelledUUID("messageId")
         from = try payload.requireWhisperID("from")
         to = try payload.requireWhisperID("to")
@@ -67,29 +91,30 @@ public struct SendMessagePayload: Sendable, Equatable {
         replyTo = try payload.optionalUUID("replyTo")
         try MessageReactions.validateOptional(in: payload, limits: limits)
         attachment = try AttachmentPointer.optional(in: payload, limits: limits)
-        deliveryPayload = Self.deliveryPayload(of: frame)
+        deliveryPayload = Self.deliveryPayload(of: frame, group: isGroup)
     }
 
     /// The bytes the signature covers (docs/protocol.md "Canonical signing", docs/protocol.md "Messaging (1:1)"), from the fields exactly as sent.
     public func signedBytes() -> [UInt8] {
         CanonicalSigning.signedBytes(
-            messageType: Self.type,
+            messageType: messageType,
             messageId: messageIdText,
             from: from.string,
-            toOrGroupId: to.string,
+            toOrGroupId: groupIdText ?? to.string,
             timestampMillis: timestamp,
             nonceBase64: nonceText,
             ciphertextBase64: ciphertextText
         )
     }
 
-    /// `{"messageId":…,…,"sig":…[,"replyTo":…][,"reactions":…][,"attachment":…]}` with every value
-    /// spliced from the frame's bytes; `sessionToken` and the versions are left behind.
-    static func deliveryPayload(of frame: InboundFrame) -> [UInt8] {
+    /// `{"messageId":…,…,"sig":…[,"groupId":…][,"replyTo":…][,"reactions":…][,"attachment":…]}` with
+    /// every value spliced from the frame's bytes; `sessionToken` and the versions are left behind.
+    /// `groupId` is spliced as sent too: the recipient verifies the signature over it.
+    static func deliveryPayload(of frame: InboundFrame, group: Bool) -> [UInt8] {
         var members: [(key: String, raw: ArraySlice<UInt8>?)] = []
-        members.reserveCapacity(deliveredKeys.count + optionalDeliveredKeys.count)
+        members.reserveCapacity(deliveredKeys.count + optionalDeliveredKeys.count + 1)
         var capacity = 2
-        for key in deliveredKeys {
+        for key in deliveredKeys + (group ? [groupIdKey] : []) {
             let raw = frame.rawPayloadValue(forKey: key)
             members.append((key, raw))
             capacity += key.utf8.count + 4 + (raw?.count ?? 0)

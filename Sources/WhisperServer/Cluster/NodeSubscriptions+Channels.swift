@@ -1,3 +1,4 @@
+import WhisperProtocol
 import WhisperRuntime
 import WhisperServices
 
@@ -19,12 +20,19 @@ extension NodeSubscriptions {
                 for context in contexts { context.deliver { $0.applyRevocation(notice) } }
                 return true
             },
+            // A group changed on any node (docs/protocol.md "Groups"): every loop drops it from its
+            // membership cache. Published before the change's events and replies.
+            Channel(name: shared.redisKeys.groupChangeChannel, malformedEvent: "group_change_notice_malformed") {
+                guard let groupId = GroupID(String(decoding: $0, as: UTF8.self)) else { return false }
+                for context in contexts { context.deliver { $0.groupMembers.forget(groupId) } }
+                return true
+            },
         ]
     }
 
-    /// After a (re)connect: revocations may have been missed, so every loop re-checks the
-    /// sessions its sockets hold.
+    /// After a (re)connect: revocations and group changes may have been missed, so every loop
+    /// re-checks the sessions its sockets hold and drops its whole group membership cache.
     static func revalidateSessions(contexts: [LoopBound<LoopContext>]) -> @Sendable () -> Void {
-        { for context in contexts { context.deliver { $0.revalidateSessions() } } }
+        { for context in contexts { context.deliver { $0.revalidateSessions(); $0.groupMembers.forgetAll() } } }
     }
 }

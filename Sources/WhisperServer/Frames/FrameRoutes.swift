@@ -28,5 +28,8 @@ enum FrameRoutes {
         DeliveryReceiptPayload.type: .privileged(MessagingFrames.deliveryReceipt),
         "get_turn_credentials": .privileged(CallFrames.getTurnCredentials),
         TypingPayload.type: .privileged(PresenceFrames.typing),
+        GroupCreatePayload.type: .privileged(GroupsFrames.create),
+        GroupUpdatePayload.type: .privileged(GroupsFrames.update),
+        SendMessagePayload.groupType: .privileged(MessagingFrames.sendMessage),
     ]
 }

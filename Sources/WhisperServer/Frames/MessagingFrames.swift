@@ -5,8 +5,8 @@ import WhisperServices
 /// Frame handlers of 1:1 messaging (docs/protocol.md "Messaging (1:1)"): payload validation
 /// (`INVALID_PAYLOAD` before any I/O), the `MessagingService` call, the reply frames.
 enum MessagingFrames {
-    /// `send_message` → `message_accepted {messageId, status:"sent", serverTime}` once the
-    /// message is queued for the recipient (the same reply for a repeat).
+    /// `send_message` and `group_send_message` → `message_accepted {messageId, status:"sent",
+    /// serverTime}` once the message is queued for the recipient (the same reply for a repeat).
     static let sendMessage: FrameRoute.PrivilegedHandler = { frame, reply, session in
         let receivedAtMicros = WallTime.now().epochMicros
         guard let message = reply.validate({ () throws(PayloadError) in try SendMessagePayload(parsing: frame, limits: reply.limits) })

@@ -28,6 +28,14 @@ final class LoopContext {
     let contactsBackup: ContactsBackupService
     let reports: ReportService
     private(set) lazy var messaging = makeMessagingService()
+    /// This loop's group membership cache: read by group sends, dropped per group by change
+    /// notices and wholesale after the subscriber reconnects.
+    let groupMembers: GroupDirectory
+    private(set) lazy var groups = GroupService(limits: shared.limits, store: groupStore, events: groupEvents,
+                                                directory: groupMembers, router: LoopRouter(context: self),
+                                                rateLimiter: rateLimiter, log: shared.log)
+    private let groupStore: PostgresGroupStore
+    private let groupEvents: RedisGroupEventStore
     private(set) lazy var typing = TypingService(limits: shared.limits,
                                                  store: RedisTypingStore(redis: redis, keys: shared.redisKeys,
                                                                          node: shared.nodeId, limits: shared.limits),
@@ -65,6 +73,12 @@ final class LoopContext {
                                              now: { WallTime.now().epochMillis })
         self.messageStore = RedisMessageStore(redis: redis, keys: shared.redisKeys, node: shared.nodeId, limits: limits)
         self.presence = RedisPresence(redis: redis, keys: shared.redisKeys, node: shared.nodeId, limits: limits)
+        let groupStore = PostgresGroupStore(pool: shared.postgres, loop: loop)
+        let groupEvents = RedisGroupEventStore(redis: redis, keys: shared.redisKeys, node: shared.nodeId, limits: limits)
+        self.groupStore = groupStore
+        self.groupEvents = groupEvents
+        self.groupMembers = GroupDirectory(groups: groupStore, events: groupEvents, limits: limits,
+                                           now: { WallTime.now().epochMillis })
         self.reports = ReportService(store: PostgresReportStore(pool: shared.postgres, loop: loop), messages: messageStore,
                                      rateLimiter: rateLimiter)
         registry.onLeave = { [unowned self] socket, whisperId in self.wentOffline(socket, as: whisperId) }
@@ -72,7 +86,7 @@ final class LoopContext {
 
     private func makeMessagingService() -> MessagingService {
         MessagingService(limits: shared.limits, store: messageStore, router: LoopRouter(context: self),
-                         recipients: recipients, rateLimiter: rateLimiter,
+                         recipients: recipients, groups: groupMembers, rateLimiter: rateLimiter,
                          verifier: SignatureVerifier(histogram: shared.metrics.base.ed25519Verify), log: shared.log,
                          metrics: shared.metrics.base, now: { WallTime.now().epochMillis })
     }

@@ -12,8 +12,8 @@ import WhisperStorage
 /// agree on TTLs. Keys of other users are never built inside a script except `node:` and
 /// `pending:` prefixes (single Redis or primary/replica, not Redis Cluster).
 enum MessageScripts {
-    /// Lua prelude: `now_ms()` and `route(...)`.
-    private static let prelude = """
+    /// Lua prelude: `now_ms()`, `route(...)`, `keep(...)` and `trim(...)`.
+    static let prelude = """
         local function now_ms()
           local t = redis.call('TIME')
           return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -32,6 +32,12 @@ enum MessageScripts {
           redis.call('PUBLISH', channel_prefix .. node, r .. ' ' .. user .. ' ' .. kind .. ' ' .. micros .. '\\n' .. frame())
           return 'remote'
         end
+        -- Keeps an event frame in an offline user's event queue (sent after its next login).
+        local function keep(key, frame, ttl, max)
+          redis.call('RPUSH', key, frame)
+          redis.call('LTRIM', key, -tonumber(max), -1)
+          redis.call('PEXPIRE', key, ttl)
+        end
         local function trim(pending, count_key, cutoff)
           local n = redis.call('XTRIM', pending, 'MINID', cutoff)
           if n > 0 then redis.call('DECRBY', count_key, n) end
@@ -40,14 +46,23 @@ enum MessageScripts {
         """
 
     /// KEYS: 1 msg:{from}:{id}, 2 pending:{to}, 3 route:{to}, 4 peers:{from}, 5 peers:{to},
-    /// 6 pending-count, 7 pending-index, 8… SEND rate-limit logs.
+    /// 6 pending-count, 7 pending-index, [8 group-epoch:{groupId} for a group message,]
+    /// then the SEND rate-limit logs.
     /// ARGV: 1 to, 2 from, 3 payload, 4 pending TTL ms, 5 peer TTL ms, 6 max pending,
     /// 7 this node, 8 node key prefix, 9 delivery channel prefix, 10 received-at µs,
-    /// 11 rate-limit hit name, 12… count/window pairs of the rate-limit logs.
-    /// Returns {3, wait ms} rate limited, {1} duplicate, {2} queue full, {0, entryId, routing}.
+    /// 11 rate-limit hit name, 12 the group epoch the membership was checked under ('' for a
+    /// direct message), 13… count/window pairs of the rate-limit logs.
+    /// Returns {4} group membership changed, {3, wait ms} rate limited, {1} duplicate,
+    /// {2} queue full, {0, entryId, routing}. The epoch is checked first: a stale check
+    /// charges nothing (docs/protocol.md "Groups").
     static let accept = RedisScript(source: prelude + RedisRateLimitStore.lua + """
         local now = now_ms()
-        local wait = rate_limit(KEYS, 8, ARGV[11], ARGV, 12, now)
+        local first_limit = 8
+        if ARGV[12] ~= '' then
+          if (redis.call('GET', KEYS[8]) or '\(GroupScripts.noEpoch)') ~= ARGV[12] then return {4} end
+          first_limit = 9
+        end
+        local wait = rate_limit(KEYS, first_limit, ARGV[11], ARGV, 13, now)
         if wait > 0 then return {3, wait} end
         if redis.call('EXISTS', KEYS[1]) == 1 then return {1} end
         local ttl = tonumber(ARGV[4])
@@ -109,11 +124,7 @@ enum MessageScripts {
         end
         local frame = function() return ARGV[3] end
         local where = route(KEYS[3], ARGV[9], 'e', '0', frame, ARGV[4], ARGV[5], ARGV[6])
-        if where == 'offline' then
-          redis.call('RPUSH', KEYS[4], ARGV[3])
-          redis.call('LTRIM', KEYS[4], -tonumber(ARGV[8]), -1)
-          redis.call('PEXPIRE', KEYS[4], ARGV[7])
-        end
+        if where == 'offline' then keep(KEYS[4], ARGV[3], ARGV[7], ARGV[8]) end
         return {1, removed, where}
         """)
 
@@ -134,10 +145,8 @@ enum MessageScripts {
         """)
 
     /// KEYS: 1 events:{user}. ARGV: 1 frame, 2 event TTL ms, 3 max events.
-    static let keepEvent = RedisScript(source: """
-        redis.call('RPUSH', KEYS[1], ARGV[1])
-        redis.call('LTRIM', KEYS[1], -tonumber(ARGV[3]), -1)
-        redis.call('PEXPIRE', KEYS[1], ARGV[2])
+    static let keepEvent = RedisScript(source: prelude + """
+        keep(KEYS[1], ARGV[1], ARGV[2], ARGV[3])
         return 1
         """)
 

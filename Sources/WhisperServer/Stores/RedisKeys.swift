@@ -66,5 +66,15 @@ struct RedisKeys: Sendable {
     /// Pub/sub channel of `RevocationNotice`s, listened to by every node.
     var revocationChannel: [UInt8] { bytes("session-revocations") }
 
+    // MARK: Groups (GroupScripts)
+
+    /// `group-epoch:{groupId}` → the group's membership epoch, a token replaced by every
+    /// announced change (docs/protocol.md "Groups"); deleted with the group. No TTL: one small key per group.
+    func groupEpoch(_ groupId: GroupID) -> [UInt8] { bytes("group-epoch:" + groupId.string) }
+
+    /// Pub/sub channel of group changes (payload: the groupId), listened to by every node:
+    /// each loop drops the group from its membership cache.
+    var groupChangeChannel: [UInt8] { bytes("group-changes") }
+
     private func bytes(_ suffix: String) -> [UInt8] { Array((prefix + suffix).utf8) }
 }

@@ -38,12 +38,13 @@ final class RedisMessageStore: MessageStore {
     func accept(_ message: MessageAcceptance, completion: @escaping StoreCompletion<AcceptOutcome>) {
         let scriptKeys = [keys.message(from: message.from, id: message.messageId), keys.pending(message.to),
                           keys.route(message.to), keys.peers(message.from), keys.peers(message.to), keys.pendingCount,
-                          keys.pendingIndex] + message.rateLimit.buckets.map { keys.rateLimit(subject: $0.subject, action: $0.action) }
+                          keys.pendingIndex] + (message.group.map { [keys.groupEpoch($0.groupId)] } ?? [])
+            + message.rateLimit.buckets.map { keys.rateLimit(subject: $0.subject, action: $0.action) }
         let arguments: [[UInt8]] = [
             Array(message.to.string.utf8), Array(message.from.string.utf8), message.deliveryPayload,
             Self.text(settings.pendingTTLMillis), Self.text(settings.peerTTLMillis), Self.text(Int64(settings.maxPendingPerUser)),
             Array(node.utf8), Array(keys.nodePrefix.utf8), Array(keys.deliveryChannelPrefix.utf8),
-            Self.text(message.receivedAtMicros), Array(message.rateLimit.nonce.utf8),
+            Self.text(message.receivedAtMicros), Array(message.rateLimit.nonce.utf8), Array((message.group?.epoch ?? "").utf8),
         ] + RedisRateLimitStore.limitArguments(message.rateLimit.buckets)
         redis.evalScript(MessageScripts.accept, keys: scriptKeys, arguments: arguments) { result in
             completion(RedisReplies.tagged(result) { status, items -> AcceptOutcome? in
@@ -51,6 +52,7 @@ final class RedisMessageStore: MessageStore {
                 case 1: return .duplicate
                 case 2: return .queueFull
                 case 3: return items.count == 2 ? items[1].integer.map { .rateLimited(retryAfterMs: $0) } : nil
+                case 4: return .membershipChanged
                 default:
                     guard items.count == 3, let cursor = items[1].string.flatMap(PendingCursor.init),
                           let routing = items[2].string.flatMap(Self.routing)

@@ -1,6 +1,18 @@
 import WhisperProtocol
 
-/// One message to accept (docs/protocol.md "Messaging (1:1)" after validation).
+/// The group a `group_send_message` was checked against, and the membership epoch the check
+/// used (docs/protocol.md "Groups"): the store accepts only while the group's epoch is still this one.
+public struct GroupStamp: Sendable, Equatable {
+    public let groupId: GroupID
+    public let epoch: String
+
+    public init(groupId: GroupID, epoch: String) {
+        self.groupId = groupId
+        self.epoch = epoch
+    }
+}
+
+/// One message to accept (docs/protocol.md "Messaging (1:1)", "Groups", after validation).
 public struct MessageAcceptance: Sendable {
     public let from: WhisperID
     public let to: WhisperID
@@ -13,15 +25,19 @@ public struct MessageAcceptance: Sendable {
     public let receivedAtMicros: Int64
     /// The SEND rate limit, checked and charged in the same atomic step before anything else.
     public let rateLimit: RateLimitCharge
+    /// A group message: checked first, so a membership that changed since the check refuses
+    /// the message (`.membershipChanged`) before anything is charged or stored.
+    public let group: GroupStamp?
 
     public init(from: WhisperID, to: WhisperID, messageId: CanonicalUUID, deliveryPayload: [UInt8],
-                receivedAtMicros: Int64, rateLimit: RateLimitCharge) {
+                receivedAtMicros: Int64, rateLimit: RateLimitCharge, group: GroupStamp? = nil) {
         self.from = from
         self.to = to
         self.messageId = messageId
         self.deliveryPayload = deliveryPayload
         self.receivedAtMicros = receivedAtMicros
         self.rateLimit = rateLimit
+        self.group = group
     }
 }
 
@@ -34,6 +50,9 @@ public enum AcceptOutcome: Sendable, Equatable {
     case queueFull
     /// A SEND rate limit is exhausted: nothing was charged or stored.
     case rateLimited(retryAfterMs: Int64)
+    /// The group's membership epoch is no longer the stamped one: nothing was charged or
+    /// stored; the membership must be read again.
+    case membershipChanged
 }
 
 /// A page of a user's pending queue: each message's cursor and `message_received` payload.
@@ -82,7 +101,8 @@ public enum ReceiptOutcome: Sendable, Equatable {
 /// The pending queues, idempotency keys and per-user event queues (Redis), each operation
 /// one atomic step. Completions run on the caller's loop.
 public protocol MessageStore {
-    /// Atomically: charge the rate limit (refuse if exhausted); unless (from, messageId) is
+    /// Atomically: for a group message, refuse unless the group's epoch is the stamped one;
+    /// charge the rate limit (refuse if exhausted); unless (from, messageId) is
     /// known, append the message to the recipient's
     /// queue (TTL `PENDING_TTL`), remember the key as long, record both users as direct
     /// peers, and route the `message_received` frame to the recipient's socket.

@@ -2,7 +2,9 @@ import WhisperOps
 import WhisperProtocol
 
 /// 1:1 messaging (docs/protocol.md "Messaging (1:1)"): `send_message`, `fetch_pending` and
-/// `delivery_receipt`. One instance per event loop; every completion runs on that loop.
+/// `delivery_receipt` — and `group_send_message` (docs/protocol.md "Groups"), which is the same send with a
+/// membership check in step 4 (`MessagingService+Groups`). One instance per event loop; every
+/// completion runs on that loop.
 ///
 /// `send_message`, top to bottom (the payload was validated and the session checked by the
 /// gateway; cheap checks come before the signature, which costs as much to reject as to
@@ -11,11 +13,14 @@ import WhisperProtocol
 /// 2. `timestamp` within ±10 min of server time → else `INVALID_TIMESTAMP`;
 /// 3. Ed25519 over SHA-256 of the canonical bytes (docs/protocol.md "Canonical signing") with the sender's sign key,
 ///    which the session carries → else `AUTH_FAILED`;
-/// 4. the recipient exists → else `NOT_FOUND`, and is not banned → else `FORBIDDEN`;
+/// 4. a group message: the group exists → else `NOT_FOUND`, sender and recipient are members →
+///    else `FORBIDDEN`; then for every message: the recipient exists → else `NOT_FOUND`, and is
+///    not banned → else `FORBIDDEN`;
 /// 5. SEND rate limit per identity and per IP → else `RATE_LIMITED`, checked and charged as
 ///    the first part of step 6's script (one Redis round trip per message, not two);
-/// 6. one atomic store step: unless (from, messageId) was seen, append to the recipient's
-///    pending queue, record the direct peers, and route `message_received` to the
+/// 6. one atomic store step: (a group message: unless the membership changed since step 4,
+///    which sends it back to step 4) unless (from, messageId) was seen, append to the
+///    recipient's pending queue, record the direct peers, and route `message_received` to the
 ///    recipient's socket (on this node: written here; on another node: published) — and
 ///    only then the sender's `message_accepted`. A repeat gets the same ack and nothing else.
 /// The message stays pending until the recipient's `delivery_receipt` (or the 72 h TTL).
@@ -30,29 +35,34 @@ public final class MessagingService {
     private let store: MessageStore
     private let router: MessageRouter
     private let recipients: RecipientDirectory
+    /// Group memberships (step 4 of a group message); nil: group messages are refused.
+    let groups: GroupDirectory?
     private let rateLimiter: RateLimiter
     private let verifier: SignatureVerifier
     private let log: Log
     private let now: () -> Int64
     private let acceptedDirect: Counter?
+    private let acceptedGroup: Counter?
     private let deliveredFromPending: Counter?
 
     public init(limits: Limits, store: MessageStore, router: MessageRouter, recipients: RecipientDirectory,
-                rateLimiter: RateLimiter, verifier: SignatureVerifier, log: Log, metrics: WhisperMetrics? = nil,
-                now: @escaping () -> Int64) {
+                groups: GroupDirectory? = nil, rateLimiter: RateLimiter, verifier: SignatureVerifier, log: Log,
+                metrics: WhisperMetrics? = nil, now: @escaping () -> Int64) {
         self.limits = limits
         self.store = store
         self.router = router
         self.recipients = recipients
+        self.groups = groups
         self.rateLimiter = rateLimiter
         self.verifier = verifier
         self.log = log
         self.now = now
         self.acceptedDirect = metrics?.messagesAccepted.labels("direct")
+        self.acceptedGroup = metrics?.messagesAccepted.labels("group")
         self.deliveredFromPending = metrics?.messagesDelivered.labels("pending")
     }
 
-    // MARK: send_message
+    // MARK: send_message, group_send_message
 
     /// Answers success once the message is durably queued (or was before: a duplicate).
     public func send(_ message: SendMessagePayload, session: SessionRecord, client: ClientRef,
@@ -67,32 +77,47 @@ public final class MessagingService {
                               publicKey: session.signPublicKey)
         else { return completion(.failure(.authFailed(.badSignature))) }
 
-        recipients.status(of: message.to) { [self] result in
+        if let groupId = message.groupId {
+            return sendToGroup(groupId, message, receivedAtMicros: receivedAtMicros, client: client, attempt: 1, completion)
+        }
+        checkRecipient(message.to, completion) { [self] in
+            accept(message, group: nil, receivedAtMicros: receivedAtMicros, client: client) { result in
+                // Only a group stamp can be refused as stale.
+                completion(result.flatMap { $0 ? .success(()) : .failure(.internalFailure("direct message refused as stale")) })
+            }
+        }
+    }
+
+    /// Step 4's recipient check; `then` runs only for an active recipient.
+    func checkRecipient(_ recipient: WhisperID, _ completion: @escaping Completion<Void>, then: @escaping () -> Void) {
+        recipients.status(of: recipient) { result in
             switch result {
             case .failure(let error):
-                return completion(.failure(.storage(error)))
+                completion(.failure(.storage(error)))
             case .success(.unknown):
-                return completion(.failure(.notFound("unknown recipient")))
+                completion(.failure(.notFound("unknown recipient")))
             case .success(.banned):
-                return completion(.failure(.forbidden("recipient is banned")))
+                completion(.failure(.forbidden("recipient is banned")))
             case .success(.active):
-                break
+                then()
             }
-            accept(message, receivedAtMicros: receivedAtMicros, client: client, completion)
         }
     }
 
     /// Steps 5–6 in one Redis round trip: the rate limit is charged inside the accept script.
-    private func accept(_ message: SendMessagePayload, receivedAtMicros: Int64, client: ClientRef,
-                        _ completion: @escaping Completion<Void>) {
+    /// Answers false (and nothing was charged or stored) when `group`'s epoch moved on.
+    func accept(_ message: SendMessagePayload, group: GroupStamp?, receivedAtMicros: Int64, client: ClientRef,
+                _ completion: @escaping Completion<Bool>) {
         let charge = rateLimiter.charge(.send, subjects: [.ip(client.ip), .identity(message.from.string)])
         let acceptance = MessageAcceptance(from: message.from, to: message.to, messageId: message.messageId,
                                            deliveryPayload: message.deliveryPayload, receivedAtMicros: receivedAtMicros,
-                                           rateLimit: charge)
+                                           rateLimit: charge, group: group)
         store.accept(acceptance) { [self] result in
             switch result {
             case .failure(let error):
                 completion(.failure(.storage(error)))
+            case .success(.membershipChanged):
+                completion(.success(false))
             case .success(.rateLimited(let retryAfterMs)):
                 rateLimiter.refused(.send)
                 completion(.failure(.rateLimited(retryAfterMs: max(1, retryAfterMs))))
@@ -104,9 +129,9 @@ public final class MessagingService {
                     log.debug("message_duplicate", connId: client.connection.connection, whisperId: message.from.string,
                               messageId: message.messageId.string)
                 }
-                completion(.success(()))
+                completion(.success(true))
             case .success(.accepted(_, let routing)):
-                acceptedDirect?.increment()
+                (message.groupId == nil ? acceptedDirect : acceptedGroup)?.increment()
                 if case .local(let route) = routing {
                     router.deliver(MessageFrames.messageReceived(deliveryPayload: message.deliveryPayload), to: message.to,
                                    at: route, kind: .message, receivedAtMicros: receivedAtMicros)
@@ -116,9 +141,10 @@ public final class MessagingService {
                     log.info("message_accepted", connId: client.connection.connection, whisperId: message.from.string,
                              messageId: message.messageId.string,
                              ["to": .string(message.to.string), "msgType": .string(message.kind.rawValue),
-                              "ciphertextBytes": .int(message.ciphertextByteCount), "routing": .string(routing.logName)])
+                              "ciphertextBytes": .int(message.ciphertextByteCount), "routing": .string(routing.logName),
+                              "groupId": .string(message.groupId?.string ?? "")])
                 }
-                completion(.success(()))
+                completion(.success(true))
             }
         }
     }

@@ -1,0 +1,139 @@
+import WhisperOps
+import WhisperProtocol
+
+/// Groups (docs/protocol.md "Groups"): `group_create` and `group_update`. Group messages go through
+/// `MessagingService` (one accept path for 1:1 and group sends). One instance per event loop;
+/// every completion runs on that loop.
+///
+/// `group_create {title, memberIds}`, top to bottom (the payload was validated by the gateway):
+/// 1. the creator plus the distinct `memberIds` at most `maxGroupMembers` → else `INVALID_PAYLOAD`;
+/// 2. GROUP rate limit per identity and per IP → else `RATE_LIMITED`;
+/// 3. every member registered → else `NOT_FOUND`; stored with the creator as owner;
+/// 4. announced (`GroupEventStore.announce`): a fresh epoch, a change notice to every node, and
+///    `group_event {event:"created"}` to every other member, live or kept for its next login;
+/// 5. `group_created` to the creator.
+///
+/// `group_update {groupId, addMembers, removeMembers, title?}`:
+/// 1. GROUP rate limit → else `RATE_LIMITED`;
+/// 2. in one transaction holding the group's row lock: the group exists → else `NOT_FOUND`;
+///    `GroupRules` (member, owner-only changes, the member cap) → `FORBIDDEN` / `INVALID_PAYLOAD`;
+///    every added id registered → else `NOT_FOUND`; the change written (the owner leaving hands
+///    ownership on; the last member leaving deletes the group);
+/// 3. announced as above — `group_event {event:"updated"}` to every member before or after the
+///    change but the caller — BEFORE the reply, so once the owner reads `group_updated` no node
+///    accepts a message from or to a removed member (see `GroupDirectory`);
+/// 4. `group_updated` to the caller.
+/// A failure after step 2's commit answers `INTERNAL_ERROR`; repeating the same update is
+/// harmless (nothing left to change) and announces again.
+public final class GroupService {
+    public typealias Completion<T> = (Result<T, ServiceError>) -> Void
+
+    private let limits: Limits
+    private let store: GroupStore
+    private let events: GroupEventStore
+    private let directory: GroupDirectory
+    private let router: MessageRouter
+    private let rateLimiter: RateLimiter
+    private let log: Log
+
+    public init(limits: Limits, store: GroupStore, events: GroupEventStore, directory: GroupDirectory,
+                router: MessageRouter, rateLimiter: RateLimiter, log: Log) {
+        self.limits = limits
+        self.store = store
+        self.events = events
+        self.directory = directory
+        self.router = router
+        self.rateLimiter = rateLimiter
+        self.log = log
+    }
+
+    // MARK: group_create
+
+    public func create(_ request: GroupCreatePayload, session: SessionRecord, client: ClientRef,
+                       completion: @escaping Completion<GroupFrames.State>) {
+        let creator = session.whisperId
+        let members = Set(request.memberIds + [creator]).sorted { $0.string < $1.string }
+        guard members.count <= limits.maxGroupMembers else {
+            return completion(.failure(.invalidPayload(.tooManyItems(field: "memberIds", max: limits.maxGroupMembers))))
+        }
+        rateLimiter.check(.group, subjects: [.ip(client.ip), .identity(creator.string)]) { [self] result in
+            if case .failure(let error) = result { return completion(.failure(error)) }
+            let group = GroupRecord(groupId: .random(), title: request.title, ownerId: creator, members: members)
+            store.create(group) { [self] result in
+                switch result {
+                case .failure(let error):
+                    completion(.failure(.storage(error)))
+                case .success(.unknownMembers):
+                    completion(.failure(.notFound("unknown member id")))
+                case .success(.created):
+                    let state = GroupFrames.State(groupId: group.groupId, title: group.title, memberIds: members,
+                                                  ownerId: creator, added: members.filter { $0 != creator }, removed: [],
+                                                  deleted: false)
+                    announce(.created, state, by: creator, to: state.added, client: client, completion)
+                }
+            }
+        }
+    }
+
+    // MARK: group_update
+
+    public func update(_ request: GroupUpdatePayload, session: SessionRecord, client: ClientRef,
+                       completion: @escaping Completion<GroupFrames.State>) {
+        let caller = session.whisperId
+        rateLimiter.check(.group, subjects: [.ip(client.ip), .identity(caller.string)]) { [self] result in
+            if case .failure(let error) = result { return completion(.failure(error)) }
+            let rules = GroupRules(maxMembers: limits.maxGroupMembers)
+            store.update(request.groupId, decide: { rules.apply(request, by: caller, to: $0) }) { [self] result in
+                switch result {
+                case .failure(let error):
+                    completion(.failure(.storage(error)))
+                case .success(.unknownGroup):
+                    completion(.failure(.notFound("unknown group")))
+                case .success(.refused(let refusal)):
+                    completion(.failure(refusal.serviceError))
+                case .success(.unknownMembers):
+                    completion(.failure(.notFound("unknown member id")))
+                case .success(.applied(let change)):
+                    let after = change.after
+                    let state = GroupFrames.State(groupId: after.groupId, title: after.title, memberIds: after.members,
+                                                  ownerId: after.ownerId, added: change.added, removed: change.removed,
+                                                  deleted: change.deleted)
+                    // Everyone who was or is a member hears of it, the caller by the reply.
+                    var seen: Set<WhisperID> = [caller]
+                    let recipients = (change.before.members + change.added).filter { seen.insert($0).inserted }
+                    announce(.updated, state, by: caller, to: recipients, client: client, completion)
+                }
+            }
+        }
+    }
+
+    // MARK: Announcing
+
+    /// Step 4 / 3: the epoch, the notice to every node, the events; this loop forgets the
+    /// group at once (its own notice comes back later through the subscriber).
+    private func announce(_ kind: GroupFrames.Event, _ state: GroupFrames.State, by actor: WhisperID,
+                          to recipients: [WhisperID], client: ClientRef, _ completion: @escaping Completion<GroupFrames.State>) {
+        let event = GroupFrames.event(kind, by: actor, state)
+        events.announce(state.groupId, deleted: state.deleted, event: event, to: recipients) { [self] result in
+            directory.forget(state.groupId)
+            switch result {
+            case .failure(let error):
+                completion(.failure(.storage(error)))
+            case .success(let routings):
+                for (recipient, routing) in zip(recipients, routings) {
+                    if case .local(let route) = routing {
+                        router.deliver(event, to: recipient, at: route, kind: .event, receivedAtMicros: 0)
+                    }
+                }
+                if log.isEnabled(.info) {
+                    log.info(kind == .created ? "group_created" : "group_updated", connId: client.connection.connection,
+                             whisperId: actor.string,
+                             ["groupId": .string(state.groupId.string), "members": .int(state.memberIds.count),
+                              "added": .int(state.added.count), "removed": .int(state.removed.count),
+                              "deleted": .bool(state.deleted)])
+                }
+                completion(.success(state))
+            }
+        }
+    }
+}
