@@ -86,36 +86,6 @@ public struct SendMessagePayload: Sendable, Equatable {
     /// `{"messageId":…,…,"sig":…[,"replyTo":…][,"reactions":…][,"attachment":…]}` with every value
     /// spliced from the frame's bytes; `sessionToken` and the versions are left behind.
     static func deliveryPayload(of frame: InboundFrame) -> [UInt8] {
-        var members: [(key: String, raw: ArraySlice<UInt8>?)] = []
-        members.reserveCapacity(deliveredKeys.count + optionalDeliveredKeys.count)
-        var capacity = 2
-        for key in deliveredKeys {
-            let raw = frame.rawPayloadValue(forKey: key)
-            members.append((key, raw))
-            capacity += key.utf8.count + 4 + (raw?.count ?? 0)
-        }
-        for key in optionalDeliveredKeys where frame.payload.contains(key) {
-            let raw = frame.rawPayloadValue(forKey: key)
-            members.append((key, raw))
-            capacity += key.utf8.count + 4 + (raw?.count ?? 0)
-        }
-        var writer = JSONWriter(capacity: capacity)
-        writer.beginObject()
-        for member in members {
-            if let raw = member.raw {
-                writer.member(member.key, raw: raw)
-            } else {
-                // Only a frame built in code lacks spans; re-encode its value (parsed values are
-                // always encodable, so the fallback `null` is unreachable from the wire).
-                writer.key(member.key)
-                do {
-                    try writer.value(frame.payload[member.key] ?? .null)
-                } catch {
-                    writer.null()
-                }
-            }
-        }
-        writer.endObject()
-        return writer.bytes
+        frame.forwardedPayload(keys: deliveredKeys, optionalKeys: optionalDeliveredKeys)
     }
 }
