@@ -27,6 +27,10 @@ enum FrameRoutes {
         FetchPendingPayload.type: .privileged(MessagingFrames.fetchPending),
         DeliveryReceiptPayload.type: .privileged(MessagingFrames.deliveryReceipt),
         "get_turn_credentials": .privileged(CallFrames.getTurnCredentials),
+        CallSignalKind.initiate.rawValue: .privileged(CallFrames.signal(.initiate)),
+        CallSignalKind.answer.rawValue: .privileged(CallFrames.signal(.answer)),
+        CallSignalKind.iceCandidate.rawValue: .privileged(CallFrames.signal(.iceCandidate)),
+        CallSignalKind.end.rawValue: .privileged(CallFrames.signal(.end)),
         TypingPayload.type: .privileged(PresenceFrames.typing),
     ]
 }

@@ -12,8 +12,8 @@ import WhisperStorage
 /// agree on TTLs. Keys of other users are never built inside a script except `node:` and
 /// `pending:` prefixes (single Redis or primary/replica, not Redis Cluster).
 enum MessageScripts {
-    /// Lua prelude: `now_ms()` and `route(...)`.
-    private static let prelude = """
+    /// Lua prelude: `now_ms()` and `route(...)` (also `CallScripts`').
+    static let prelude = """
         local function now_ms()
           local t = redis.call('TIME')
           return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -73,7 +73,7 @@ enum MessageScripts {
         """)
 
     /// A Lua string literal of `text`, for the frame envelopes the scripts splice.
-    private static func lua(_ text: String) -> String {
+    static func lua(_ text: String) -> String {
         var literal = "'"
         for character in text {
             if character == "\\" || character == "'" { literal.append("\\") }
