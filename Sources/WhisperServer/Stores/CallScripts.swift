@@ -5,7 +5,7 @@ import WhisperStorage
 /// call is one atomic step, so a call is answered, ended or timed out exactly once, whichever
 /// node sees the frame or runs the sweep.
 ///
-/// State: `call:{id}` is a hash {caller, callee, cid, phase r|a|e, offer, rung}; a ringing call
+/// State: `call:{id}` is a hash {caller, callee, cid, phase r|a|e, offer, rung, at}; a ringing call
 /// is also in `calls:deadlines` (scored by its ring deadline) and in the callee's
 /// `calls-held:{callee}`; the caller's candidates while it rings are in `call-ice:{id}`. An
 /// ended call stays as phase `e` for `Limits.callEndedTTLSeconds`. Routing is
@@ -55,7 +55,8 @@ enum CallScripts {
         redis.call('ZADD', KEYS[4], deadline, ARGV[4])
         redis.call('PEXPIRE', KEYS[4], ARGV[7])
         local where = route(KEYS[2], ARGV[2], 's', '0', function() return ARGV[5] end, ARGV[8], ARGV[9], ARGV[10])
-        if where ~= 'offline' then redis.call('HSET', KEYS[1], 'rung', '1') end
+        -- `at`: the socket the offer reached, so a login still finishing there is not sent it twice.
+        if where ~= 'offline' then redis.call('HSET', KEYS[1], 'rung', '1', 'at', redis.call('GET', KEYS[2])) end
         return {0, where}
         """)
 
@@ -110,15 +111,21 @@ enum CallScripts {
     /// A user came online: KEYS: 1 calls-held:{user}. ARGV: 1 user, 2 call key prefix,
     /// 3 candidates key prefix, 4 route prefix, 5 this node, 6 node key prefix, 7 delivery
     /// channel prefix. Returns {frames, {caller, route, ringing frame, …}}: the offers of calls
-    /// ringing for the user, each followed by the caller's candidates, earliest deadline first;
-    /// and `call_ringing` for callers on this node not told yet (others' were published).
+    /// ringing for the user, each followed by the caller's candidates, earliest deadline first —
+    /// except those already written to the user's current socket (`at`: an offer that arrived
+    /// between this login's route and this script); and `call_ringing` for callers on this node
+    /// not told yet (others' were published).
     static let held = RedisScript(source: MessageScripts.prelude + """
         redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now_ms())
+        local here = redis.call('GET', ARGV[4] .. ARGV[1])
         local frames, rings = {}, {}
         for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
           local key = ARGV[2] .. id
-          local s = redis.call('HMGET', key, 'caller', 'callee', 'phase', 'offer', 'rung', 'cid')
-          if s[3] == 'r' and s[2] == ARGV[1] and s[4] then
+          local s = redis.call('HMGET', key, 'caller', 'callee', 'phase', 'offer', 'rung', 'cid', 'at')
+          if s[3] ~= 'r' or s[2] ~= ARGV[1] or not s[4] then
+            redis.call('ZREM', KEYS[1], id)
+          elseif s[7] ~= here then
+            if here then redis.call('HSET', key, 'at', here) end
             frames[#frames + 1] = s[4]
             for _, c in ipairs(redis.call('LRANGE', ARGV[3] .. id, 0, -1)) do frames[#frames + 1] = c end
             if s[5] ~= '1' then
@@ -131,8 +138,6 @@ enum CallScripts {
                 rings[#rings + 1] = ring
               end
             end
-          else
-            redis.call('ZREM', KEYS[1], id)
           end
         end
         return {frames, rings}

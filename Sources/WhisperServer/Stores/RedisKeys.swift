@@ -62,7 +62,8 @@ struct RedisKeys: Sendable {
     // MARK: Calls (CallScripts)
 
     /// `call:{callId lowercase}` → hash {caller, callee, cid (the id as the caller spelt it),
-    /// phase r|a|e (ringing, answered, ended), offer (while ringing), rung 0|1}.
+    /// phase r|a|e (ringing, answered, ended), offer (while ringing), rung 0|1, at (the route
+    /// of the socket the offer was last written to)}.
     var callPrefix: String { prefix + "call:" }
     func call(_ id: CanonicalUUID) -> [UInt8] { bytes("call:" + id.string) }
 
