@@ -110,8 +110,21 @@ public struct Limits: Sendable, Equatable {
     public var groupMembershipCacheSeconds: Int64 = 60
     /// Groups one loop's membership cache holds before it starts over.
     public var groupMembershipCacheCapacity = 100_000
-    /// An unanswered call ends after this.
+    /// An unanswered call ends after this, callee online or not (`WHISPER_CALL_RING_TIMEOUT_SECONDS`).
     public var callRingTimeoutSeconds: Int64 = 60
+    /// Every node looks for calls past their ring deadline this often, so a timeout fires
+    /// at most this late, even when the node that started the call has died.
+    public var callSweepIntervalMillis: Int64 = 500
+    /// An answered call's state lives this long after its last signal (ICE restarts renew it).
+    public var callAnsweredTTLSeconds: Int64 = 12 * 3600
+    /// An ended call is remembered this long, so late signals get `NOT_FOUND` and its
+    /// `callId` cannot be taken over.
+    public var callEndedTTLSeconds: Int64 = 120
+    /// Decoded `ciphertext` of a call signal: an SDP offer with video and many codecs is a
+    /// few KB, a candidate a few hundred bytes.
+    public var maxCallCiphertextBytes = 65_536
+    /// Caller's ICE candidates kept with a held offer for a callee that has not received it.
+    public var maxHeldCallCandidates = 64
     /// Lifetime of the TURN credentials `get_turn_credentials` issues (`WHISPER_TURN_TTL_SECONDS`).
     public var turnCredentialTTLSeconds = 43_200
     /// At most one `typing` per (from, to) per this interval; extra ones are dropped.

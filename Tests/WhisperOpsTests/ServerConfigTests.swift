@@ -105,6 +105,16 @@ import WhisperProtocol
         #expect(config.unrecognizedVariables.isEmpty)
     }
 
+    @Test func callRingTimeout_defaultsTo60Seconds_andAccepts1To600() throws {
+        #expect(try loadConfig([:]).limits.callRingTimeoutSeconds == 60)
+        #expect(try loadConfig(["WHISPER_CALL_RING_TIMEOUT_SECONDS": "2"]).limits.callRingTimeoutSeconds == 2)
+        #expect(try loadConfig(["WHISPER_CALL_RING_TIMEOUT_SECONDS": "600"]).limits.callRingTimeoutSeconds == 600)
+        for bad in ["0", "601", "1.5"] {
+            #expect(configError(["WHISPER_CALL_RING_TIMEOUT_SECONDS": bad])
+                        == .invalid("WHISPER_CALL_RING_TIMEOUT_SECONDS", expected: "a positive integer up to 600", got: bad))
+        }
+    }
+
     @Test(arguments: ["1", "true", "TRUE", "Yes", " yes "])
     func booleans_acceptTrueSpellings(_ spelling: String) throws {
         #expect(try loadConfig(["WHISPER_MIGRATE_ON_START": spelling]).migrateOnStart == true)

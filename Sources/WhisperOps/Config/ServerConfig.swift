@@ -29,6 +29,7 @@ import WhisperProtocol
 /// | `WHISPER_TEST_ECHO` | false | TEST ONLY, never in production: `/ws` echoes text messages instead of running the protocol (Autobahn suite) |
 /// | `WHISPER_CHALLENGE_TTL_SECONDS` | 60 | lifetime of a `register_challenge`, 1–3600 |
 /// | `WHISPER_SESSION_TTL_SECONDS` | 604800 (7 days) | lifetime of a session token, 60–2592000 |
+/// | `WHISPER_CALL_RING_TIMEOUT_SECONDS` | 60 | an unanswered call ends after this, 1–600 |
 /// | `WHISPER_MAX_PENDING_PER_USER` | 10000 | messages one user's pending queue may hold; a send beyond it gets `RATE_LIMITED`, 1–10000000 |
 /// | `WHISPER_MAX_GROUP_MEMBERS` | 256 | members of one group, owner included; more → `INVALID_PAYLOAD`, 2–100000 |
 /// | `WHISPER_RATE_<ACTION>[_IP]` | see `RateLimits` | `<count>/<seconds>` |
@@ -137,6 +138,8 @@ public struct ServerConfig: Sendable {
         limits.maxGroupMembers = try env.integer("WHISPER_MAX_GROUP_MEMBERS", default: limits.maxGroupMembers, in: 2...100_000)
         limits.turnCredentialTTLSeconds = try env.integer("WHISPER_TURN_TTL_SECONDS",
                                                           default: limits.turnCredentialTTLSeconds, in: 1...7 * 86_400)
+        limits.callRingTimeoutSeconds = Int64(try env.integer("WHISPER_CALL_RING_TIMEOUT_SECONDS",
+                                                              default: Int(limits.callRingTimeoutSeconds), in: 1...600))
         return limits
     }
 
@@ -201,6 +204,7 @@ public struct ServerConfig: Sendable {
             "WHISPER_OUTPUT_BUFFER_LIMIT_BYTES", "WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS", "WHISPER_HTTP_IDLE_TIMEOUT_SECONDS",
             "WHISPER_DRAIN_TIMEOUT_SECONDS", "WHISPER_TEST_ECHO", "WHISPER_CHALLENGE_TTL_SECONDS",
             "WHISPER_SESSION_TTL_SECONDS", "WHISPER_MAX_PENDING_PER_USER", "WHISPER_MAX_GROUP_MEMBERS",
+            "WHISPER_CALL_RING_TIMEOUT_SECONDS",
         ]
         names.formUnion(S3Settings.variables)
         for action in RateLimitAction.allCases {

@@ -111,36 +111,6 @@ public struct SendMessagePayload: Sendable, Equatable {
     /// every value spliced from the frame's bytes; `sessionToken` and the versions are left behind.
     /// `groupId` is spliced as sent too: the recipient verifies the signature over it.
     static func deliveryPayload(of frame: InboundFrame, group: Bool) -> [UInt8] {
-        var members: [(key: String, raw: ArraySlice<UInt8>?)] = []
-        members.reserveCapacity(deliveredKeys.count + optionalDeliveredKeys.count + 1)
-        var capacity = 2
-        for key in deliveredKeys + (group ? [groupIdKey] : []) {
-            let raw = frame.rawPayloadValue(forKey: key)
-            members.append((key, raw))
-            capacity += key.utf8.count + 4 + (raw?.count ?? 0)
-        }
-        for key in optionalDeliveredKeys where frame.payload.contains(key) {
-            let raw = frame.rawPayloadValue(forKey: key)
-            members.append((key, raw))
-            capacity += key.utf8.count + 4 + (raw?.count ?? 0)
-        }
-        var writer = JSONWriter(capacity: capacity)
-        writer.beginObject()
-        for member in members {
-            if let raw = member.raw {
-                writer.member(member.key, raw: raw)
-            } else {
-                // Only a frame built in code lacks spans; re-encode its value (parsed values are
-                // always encodable, so the fallback `null` is unreachable from the wire).
-                writer.key(member.key)
-                do {
-                    try writer.value(frame.payload[member.key] ?? .null)
-                } catch {
-                    writer.null()
-                }
-            }
-        }
-        writer.endObject()
-        return writer.bytes
+        frame.forwardedPayload(keys: group ? deliveredKeys + [groupIdKey] : deliveredKeys, optionalKeys: optionalDeliveredKeys)
     }
 }

@@ -9,9 +9,10 @@ extension LoopContext {
     }
 
     /// `socket` now holds `whisperId`: frames for the user are routed here from now on, and
-    /// the events kept while it was offline are sent first, in order. `then` runs after.
+    /// the events kept while it was offline are sent first, in order, then the offers of calls
+    /// still ringing for it (docs/protocol.md "Calls"). `then` runs after.
     func cameOnline(_ socket: WebSocketDriver, as whisperId: WhisperID, then: @escaping () -> Void) {
-        presence.online(whisperId, at: route(of: socket)) { [shared] result in
+        presence.online(whisperId, at: route(of: socket)) { [self] result in
             switch result {
             case .success(let events):
                 for frame in events { socket.send(frame) }
@@ -19,7 +20,16 @@ extension LoopContext {
                 shared.log.warn("presence_online_failed", connId: socket.connection.id, whisperId: whisperId.string,
                                 ["reason": .string(error.description)])
             }
-            then()
+            calls.heldCalls(for: whisperId) { [shared] result in
+                switch result {
+                case .success(let frames):
+                    for frame in frames { socket.send(frame) }
+                case .failure(let error):
+                    shared.log.warn("held_calls_failed", connId: socket.connection.id, whisperId: whisperId.string,
+                                    ["reason": .string(error.logReason)])
+                }
+                then()
+            }
         }
     }
 

@@ -2,11 +2,32 @@ import WhisperServices
 
 /// The loop's periodic work. The tick drives protocol timers of this loop's connections
 /// (WebSocket keepalive and idle close, HTTP request and idle timeouts) and prunes the
-/// registry; loop 0 of every node also runs the node heartbeat.
+/// registry; loop 0 of every node also runs the node heartbeat and the call sweep.
 extension LoopContext {
     func startTimers() {
         scheduleTick()
-        if index == 0 { heartbeat() }
+        if index == 0 {
+            heartbeat()
+            sweepCalls()
+        }
+    }
+
+    /// Loop 0 of every node, every `Limits.callSweepIntervalMillis`: ends calls past their ring
+    /// deadline. Every node sweeps and Redis gives each call to exactly one of them, so a
+    /// timeout fires even when the node that started the call has died.
+    private func sweepCalls() {
+        let interval = UInt64(shared.limits.callSweepIntervalMillis) * 1_000_000
+        guard redis.isConnected else {
+            loop.schedule(afterNanoseconds: interval) { [weak self] in self?.sweepCalls() }
+            return
+        }
+        calls.sweep { [weak self] result in
+            guard let self else { return }
+            if case .failure(let error) = result {
+                self.shared.log.warn("call_sweep_failed", ["reason": .string(error.logReason)])
+            }
+            self.loop.schedule(afterNanoseconds: interval) { [weak self] in self?.sweepCalls() }
+        }
     }
 
     private func scheduleTick() {

@@ -13,7 +13,8 @@ import WhisperStorage
 /// - `LoopContext+Presence`: a socket coming to hold an identity or letting go of it,
 ///   revocations and the re-check after the revocation subscriber reconnects;
 /// - `LoopContext+Delivery`: writing routed frames to this loop's sockets;
-/// - `LoopContext+Timers`: the per-loop tick (protocol timers) and the node heartbeat.
+/// - `LoopContext+Timers`: the per-loop tick (protocol timers), the node heartbeat and the
+///   call ring-timeout sweep.
 final class LoopContext {
     let loop: EventLoop
     /// This loop's position in the node (`LiveRoute.loop`).
@@ -40,6 +41,7 @@ final class LoopContext {
                                                  store: RedisTypingStore(redis: redis, keys: shared.redisKeys,
                                                                          node: shared.nodeId, limits: shared.limits),
                                                  router: LoopRouter(context: self), rateLimiter: rateLimiter)
+    private(set) lazy var calls = makeCallService()
     /// One per loop, shared by the services (its hit names must be unique per instance).
     private let rateLimiter: RateLimiter
     let messageStore: RedisMessageStore
@@ -89,5 +91,14 @@ final class LoopContext {
                          recipients: recipients, groups: groupMembers, rateLimiter: rateLimiter,
                          verifier: SignatureVerifier(histogram: shared.metrics.base.ed25519Verify), log: shared.log,
                          metrics: shared.metrics.base, now: { WallTime.now().epochMillis })
+    }
+
+    private func makeCallService() -> CallService {
+        CallService(limits: shared.limits,
+                    store: RedisCallStore(redis: redis, keys: shared.redisKeys, node: shared.nodeId, limits: shared.limits),
+                    router: LoopRouter(context: self), recipients: recipients, rateLimiter: rateLimiter,
+                    verifier: SignatureVerifier(histogram: shared.metrics.base.ed25519Verify),
+                    wakeUps: LoggedVoIPWakeUps(log: shared.log), log: shared.log, metrics: shared.metrics.base,
+                    now: { WallTime.now().epochMillis })
     }
 }

@@ -12,7 +12,7 @@ import WhisperStorage
 /// agree on TTLs. Keys of other users are never built inside a script except `node:` and
 /// `pending:` prefixes (single Redis or primary/replica, not Redis Cluster).
 enum MessageScripts {
-    /// Lua prelude: `now_ms()`, `route(...)`, `keep(...)` and `trim(...)`.
+    /// Lua prelude: `now_ms()`, `route(...)`, `keep(...)` and `trim(...)` (also `CallScripts`').
     static let prelude = """
         local function now_ms()
           local t = redis.call('TIME')
@@ -88,7 +88,7 @@ enum MessageScripts {
         """)
 
     /// A Lua string literal of `text`, for the frame envelopes the scripts splice.
-    private static func lua(_ text: String) -> String {
+    static func lua(_ text: String) -> String {
         var literal = "'"
         for character in text {
             if character == "\\" || character == "'" { literal.append("\\") }

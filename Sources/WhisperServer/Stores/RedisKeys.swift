@@ -59,6 +59,30 @@ struct RedisKeys: Sendable {
     /// so the sweeper finds queues that expired whole.
     var pendingIndex: [UInt8] { bytes("pending-index") }
 
+    // MARK: Calls (CallScripts)
+
+    /// `call:{callId lowercase}` → hash {caller, callee, cid (the id as the caller spelt it),
+    /// phase r|a|e (ringing, answered, ended), offer (while ringing), rung 0|1, at (the route
+    /// of the socket the offer was last written to)}.
+    var callPrefix: String { prefix + "call:" }
+    func call(_ id: CanonicalUUID) -> [UInt8] { bytes("call:" + id.string) }
+
+    /// `call-ice:{callId}` → list of the caller's `call_ice_candidate` frames while it rings,
+    /// delivered after the held offer.
+    var callCandidatesPrefix: String { prefix + "call-ice:" }
+    func callCandidates(_ id: CanonicalUUID) -> [UInt8] { bytes("call-ice:" + id.string) }
+
+    /// `calls-held:{whisperId}` → sorted set of calls ringing for the user, scored by deadline.
+    var heldCallsPrefix: String { prefix + "calls-held:" }
+    func heldCalls(_ whisperId: WhisperID) -> [UInt8] { bytes("calls-held:" + whisperId.string) }
+
+    /// `calls:deadlines` → sorted set of ringing calls by ring deadline (ms), swept by every node.
+    var callDeadlines: [UInt8] { bytes("calls:deadlines") }
+
+    /// Prefixes of `route:` and `events:` for scripts that learn the user from stored state.
+    var routePrefix: String { prefix + "route:" }
+    var eventsPrefix: String { prefix + "events:" }
+
     /// Pub/sub channel `deliver:{nodeId}`: frames for sockets held by that node.
     var deliveryChannelPrefix: String { prefix + "deliver:" }
     func deliveryChannel(_ node: String) -> [UInt8] { bytes("deliver:" + node) }

@@ -67,15 +67,11 @@ public final class MessagingService {
     /// Answers success once the message is durably queued (or was before: a duplicate).
     public func send(_ message: SendMessagePayload, session: SessionRecord, client: ClientRef,
                      receivedAtMicros: Int64, completion: @escaping Completion<Void>) {
-        guard message.from == session.whisperId else {
-            return completion(.failure(.forbidden("from is not the session's whisperId")))
+        if let refusal = verifier.refusal(from: message.from, timestamp: message.timestamp, signature: message.signature,
+                                          signedBytes: message.signedBytes, session: session,
+                                          skewMillis: limits.timestampSkewMillis, nowMillis: now()) {
+            return completion(.failure(refusal))
         }
-        guard abs(message.timestamp - now()) <= limits.timestampSkewMillis else {
-            return completion(.failure(.invalidTimestamp))
-        }
-        guard verifier.verify(signature: message.signature, signedBytes: message.signedBytes(),
-                              publicKey: session.signPublicKey)
-        else { return completion(.failure(.authFailed(.badSignature))) }
 
         if let groupId = message.groupId {
             return sendToGroup(groupId, message, receivedAtMicros: receivedAtMicros, client: client, attempt: 1, completion)

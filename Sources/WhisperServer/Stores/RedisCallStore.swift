@@ -1,0 +1,163 @@
+import WhisperProtocol
+import WhisperServices
+import WhisperStorage
+
+/// Call state in Redis (`CallScripts`): one script — one round trip — per signal, per login
+/// and per sweep.
+final class RedisCallStore: CallStore {
+    /// The `Limits` the scripts take, in their units.
+    private struct Settings {
+        let ringTimeoutMillis: Int64
+        /// A ringing call outlives its deadline by this margin, so a sweep that runs late (every
+        /// node was down) still finds it; past it the call is simply forgotten.
+        let ringingTTLMillis: Int64
+        let answeredTTLMillis: Int64
+        let endedTTLMillis: Int64
+        let eventTTLMillis: Int64
+        let maxEvents: Int
+        let maxHeldCandidates: Int
+        /// Calls ended per sweep; the rest wait for the next one.
+        let sweepBatch = 100
+
+        init(_ limits: Limits) {
+            ringTimeoutMillis = limits.callRingTimeoutSeconds * 1000
+            ringingTTLMillis = ringTimeoutMillis + 300_000
+            answeredTTLMillis = limits.callAnsweredTTLSeconds * 1000
+            endedTTLMillis = limits.callEndedTTLSeconds * 1000
+            eventTTLMillis = limits.pendingTTLSeconds * 1000
+            maxEvents = limits.maxKeptEventsPerUser
+            maxHeldCandidates = limits.maxHeldCallCandidates
+        }
+    }
+
+    private let redis: RedisClient
+    private let keys: RedisKeys
+    private let node: String
+    private let settings: Settings
+
+    init(redis: RedisClient, keys: RedisKeys, node: String, limits: Limits) {
+        self.redis = redis
+        self.keys = keys
+        self.node = node
+        self.settings = Settings(limits)
+    }
+
+    /// This node and the routing prefixes, as the scripts take them.
+    private var routing: [[UInt8]] {
+        [Array(node.utf8), Array(keys.nodePrefix.utf8), Array(keys.deliveryChannelPrefix.utf8)]
+    }
+
+    func initiate(_ offer: CallOffer, completion: @escaping StoreCompletion<CallStoreOutcome>) {
+        let scriptKeys = [keys.call(offer.callId), keys.route(offer.callee), keys.callDeadlines, keys.heldCalls(offer.callee)]
+            + Self.limitKeys(offer.rateLimit, keys)
+        let arguments: [[UInt8]] = [
+            Array(offer.caller.string.utf8), Array(offer.callee.string.utf8), Array(offer.callIdText.utf8),
+            Array(offer.callId.string.utf8), offer.frame, Self.text(settings.ringTimeoutMillis),
+            Self.text(settings.ringingTTLMillis),
+        ] + routing + [Array(offer.rateLimit.nonce.utf8)] + RedisRateLimitStore.limitArguments(offer.rateLimit.buckets)
+        redis.evalScript(CallScripts.initiate, keys: scriptKeys, arguments: arguments) { result in
+            completion(Self.outcome(result))
+        }
+    }
+
+    func signal(_ signal: CallSignal, completion: @escaping StoreCompletion<CallStoreOutcome>) {
+        let scriptKeys = [keys.call(signal.callId), keys.route(signal.to), keys.callDeadlines, keys.callCandidates(signal.callId),
+                          keys.heldCalls(signal.from), keys.heldCalls(signal.to)] + Self.limitKeys(signal.rateLimit, keys)
+        let arguments: [[UInt8]] = [
+            Array(Self.scriptKind(signal.kind).utf8), Array(signal.from.string.utf8), Array(signal.to.string.utf8),
+            Array(signal.callId.string.utf8), signal.frame, Self.text(settings.answeredTTLMillis),
+            Self.text(settings.endedTTLMillis),
+        ] + routing + [
+            Array(keys.eventsPrefix.utf8), Array(keys.routePrefix.utf8), Self.text(settings.eventTTLMillis),
+            Self.text(Int64(settings.maxEvents)), Self.text(Int64(settings.maxHeldCandidates)),
+            Array(signal.rateLimit.nonce.utf8),
+        ] + RedisRateLimitStore.limitArguments(signal.rateLimit.buckets)
+        redis.evalScript(CallScripts.signal, keys: scriptKeys, arguments: arguments) { result in
+            completion(Self.outcome(result))
+        }
+    }
+
+    func heldCalls(for user: WhisperID, completion: @escaping StoreCompletion<HeldCalls>) {
+        let arguments: [[UInt8]] = [
+            Array(user.string.utf8), Array(keys.callPrefix.utf8), Array(keys.callCandidatesPrefix.utf8),
+            Array(keys.routePrefix.utf8),
+        ] + routing
+        redis.evalScript(CallScripts.held, keys: [keys.heldCalls(user)], arguments: arguments) { result in
+            completion(RedisReplies.value(result).flatMap { value in
+                guard let parts = value.array, parts.count == 2, let frames = parts[0].array?.compactMap(\.bytes),
+                      let rings = parts[1].array, rings.count % 3 == 0
+                else { return .failure(RedisReplies.unexpected(value)) }
+                var ringing: [(caller: WhisperID, route: LiveRoute, frame: [UInt8])] = []
+                for start in stride(from: 0, to: rings.count, by: 3) {
+                    guard let caller = rings[start].string.flatMap(WhisperID.validate),
+                          let route = rings[start + 1].string.flatMap(LiveRoute.init(text:)), let frame = rings[start + 2].bytes
+                    else { return .failure(RedisReplies.unexpected(value)) }
+                    ringing.append((caller, route, frame))
+                }
+                return .success(HeldCalls(frames: frames, ringing: ringing))
+            })
+        }
+    }
+
+    func sweep(completion: @escaping StoreCompletion<[RangOutCall]>) {
+        let arguments: [[UInt8]] = [
+            Array(keys.callPrefix.utf8), Array(keys.callCandidatesPrefix.utf8), Array(keys.heldCallsPrefix.utf8),
+            Array(keys.routePrefix.utf8), Array(keys.eventsPrefix.utf8),
+        ] + routing + [
+            Self.text(settings.eventTTLMillis), Self.text(Int64(settings.maxEvents)), Self.text(settings.endedTTLMillis),
+            Self.text(Int64(settings.sweepBatch)),
+        ]
+        redis.evalScript(CallScripts.sweep, keys: [keys.callDeadlines], arguments: arguments) { result in
+            completion(RedisReplies.value(result).flatMap { value in
+                guard let entries = value.array else { return .failure(RedisReplies.unexpected(value)) }
+                var calls: [RangOutCall] = []
+                for entry in entries {
+                    // {frame, caller, routing, callee, routing}
+                    guard let items = entry.array, items.count == 5, let frame = items[0].bytes else {
+                        return .failure(RedisReplies.unexpected(entry))
+                    }
+                    var local: [(user: WhisperID, route: LiveRoute)] = []
+                    for index in [1, 3] {
+                        guard let user = items[index].string.flatMap(WhisperID.validate),
+                              let routing = items[index + 1].string.flatMap(RedisMessageStore.routing)
+                        else { return .failure(RedisReplies.unexpected(entry)) }
+                        if case .local(let route) = routing { local.append((user, route)) }
+                    }
+                    calls.append(RangOutCall(frame: frame, local: local))
+                }
+                return .success(calls)
+            })
+        }
+    }
+
+    // MARK: Replies
+
+    private static func outcome(_ result: Result<RedisValue, RedisError>) -> Result<CallStoreOutcome, StoreError> {
+        RedisReplies.tagged(result) { status, items -> CallStoreOutcome? in
+            switch status {
+            case 1: return .unknownCall
+            case 2: return .notAParty
+            case 3: return items.count == 2 ? items[1].integer.map { .rateLimited(retryAfterMs: $0) } : nil
+            default:
+                guard items.count >= 2, let routing = items[1].string.flatMap(RedisMessageStore.routing) else { return nil }
+                let setup = items.count == 3 ? items[2].string.flatMap(CallSetupResult.init(rawValue:)) : nil
+                return .routed(routing, setup: setup)
+            }
+        }
+    }
+
+    private static func scriptKind(_ kind: CallSignalKind) -> String {
+        switch kind {
+        case .initiate: return "initiate"
+        case .answer: return "answer"
+        case .iceCandidate: return "ice"
+        case .end: return "end"
+        }
+    }
+
+    private static func limitKeys(_ charge: RateLimitCharge, _ keys: RedisKeys) -> [[UInt8]] {
+        charge.buckets.map { keys.rateLimit(subject: $0.subject, action: $0.action) }
+    }
+
+    private static func text(_ value: Int64) -> [UInt8] { RedisMessageStore.text(value) }
+}

@@ -1,0 +1,180 @@
+import WhisperOps
+import WhisperProtocol
+
+/// Call signalling (docs/protocol.md "Calls"): `call_initiate`, `call_answer`,
+/// `call_ice_candidate`, `call_end`, the held offers a callee gets at login, and the ring
+/// timeout. One instance per event loop; every completion runs on that loop.
+///
+/// A signal, top to bottom (the payload was validated and the session checked by the
+/// gateway; cheap checks come before the signature):
+/// 1. `from` must be the session's identity → else `FORBIDDEN`;
+/// 2. `timestamp` within ±10 min of server time → else `INVALID_TIMESTAMP`;
+/// 3. Ed25519 over SHA-256 of the canonical bytes (docs/protocol.md "Canonical signing", the
+///    frame type as `messageType`, `callId` as `messageId`) → else `AUTH_FAILED`;
+/// 4. `call_initiate` only: the callee exists → else `NOT_FOUND`, is not banned → else `FORBIDDEN`;
+/// 5. one atomic store step: the CALL rate limit → else `RATE_LIMITED`; then
+///    - `call_initiate`: the `callId` is new → else `FORBIDDEN`; the call rings until the
+///      ring deadline; the offer goes to the callee's socket, or is held for its login and a
+///      VoIP wake-up is requested;
+///    - the others: the call exists and has not ended → else `NOT_FOUND`; `from` and `to` are
+///      its two parties (and only the callee answers) → else `FORBIDDEN`; the transition is
+///      applied and the frame routed to `to`.
+/// Success has no reply; the caller learns `call_ringing` once the offer is on the callee's
+/// socket. Nobody answering within the ring timeout is the sweep's: `call_end
+/// {reason:"timeout"}` to both, claimed in Redis by exactly one node.
+public final class CallService {
+    public typealias Completion<T> = (Result<T, ServiceError>) -> Void
+
+    /// What a signal did, for the frame layer.
+    public enum Outcome: Sendable, Equatable {
+        /// The offer is on the callee's socket: tell the caller `call_ringing`.
+        case ringing
+        /// Nothing to tell the sender.
+        case done
+    }
+
+    private let limits: Limits
+    private let store: CallStore
+    private let router: MessageRouter
+    private let recipients: RecipientDirectory
+    private let rateLimiter: RateLimiter
+    private let verifier: SignatureVerifier
+    private let wakeUps: VoIPWakeUps
+    private let log: Log
+    private let now: () -> Int64
+    private let setups: [CallSetupResult: Counter]
+    /// Signals that arrived while an offer for their `callId` waited for the callee look-up
+    /// (a PostgreSQL round trip on a cold cache): a caller trickles candidates right behind
+    /// its offer, and they must reach the store after it. Issued in order on this loop's one
+    /// Redis connection, they are applied in order.
+    private var behindOffer: [CanonicalUUID: [() -> Void]] = [:]
+
+    public init(limits: Limits, store: CallStore, router: MessageRouter, recipients: RecipientDirectory,
+                rateLimiter: RateLimiter, verifier: SignatureVerifier, wakeUps: VoIPWakeUps, log: Log,
+                metrics: WhisperMetrics? = nil, now: @escaping () -> Int64) {
+        self.limits = limits
+        self.store = store
+        self.router = router
+        self.recipients = recipients
+        self.rateLimiter = rateLimiter
+        self.verifier = verifier
+        self.wakeUps = wakeUps
+        self.log = log
+        self.now = now
+        var setups: [CallSetupResult: Counter] = [:]
+        if let metrics {
+            for result in CallSetupResult.allCases { setups[result] = metrics.callSetup.labels(result.rawValue) }
+        }
+        self.setups = setups
+    }
+
+    // MARK: Signals
+
+    public func signal(_ signal: CallSignalPayload, session: SessionRecord, client: ClientRef,
+                       completion: @escaping Completion<Outcome>) {
+        if let refusal = verifier.refusal(from: signal.from, timestamp: signal.timestamp, signature: signal.signature,
+                                          signedBytes: signal.signedBytes, session: session,
+                                          skewMillis: limits.timestampSkewMillis, nowMillis: now()) {
+            return completion(.failure(refusal))
+        }
+
+        let apply = { [self] in self.apply(signal, client: client, completion) }
+        if behindOffer[signal.callId] != nil { return behindOffer[signal.callId, default: []].append(apply) }
+        apply()
+    }
+
+    /// Step 4 (an offer) and 5.
+    private func apply(_ signal: CallSignalPayload, client: ClientRef, _ completion: @escaping Completion<Outcome>) {
+        let charge = rateLimiter.charge(.call, subjects: [.identity(signal.from.string), .ip(client.ip)])
+        guard signal.kind == .initiate else {
+            let stored = CallSignal(kind: signal.kind, from: signal.from, to: signal.to, callId: signal.callId,
+                                    frame: signal.forwardedFrame, rateLimit: charge)
+            return store.signal(stored) { [self] in finish(signal, $0, client: client, completion) }
+        }
+        behindOffer[signal.callId] = []
+        recipients.status(of: signal.to) { [self] result in
+            defer { behindOffer.removeValue(forKey: signal.callId)?.forEach { $0() } }
+            switch result {
+            case .failure(let error): return completion(.failure(.storage(error)))
+            case .success(.unknown): return completion(.failure(.notFound("unknown callee")))
+            case .success(.banned): return completion(.failure(.forbidden("callee is banned")))
+            case .success(.active): break
+            }
+            let offer = CallOffer(caller: signal.from, callee: signal.to, callId: signal.callId, callIdText: signal.callIdText,
+                                  frame: signal.forwardedFrame, rateLimit: charge)
+            store.initiate(offer) { [self] in finish(signal, $0, client: client, completion) }
+        }
+    }
+
+    /// Step 5's answer: routes a local delivery, counts the setup, asks for a wake-up.
+    private func finish(_ signal: CallSignalPayload, _ result: Result<CallStoreOutcome, StoreError>, client: ClientRef,
+                        _ completion: Completion<Outcome>) {
+        switch result {
+        case .failure(let error):
+            completion(.failure(.storage(error)))
+        case .success(.rateLimited(let retryAfterMs)):
+            rateLimiter.refused(.call)
+            completion(.failure(.rateLimited(retryAfterMs: max(1, retryAfterMs))))
+        case .success(.unknownCall):
+            completion(.failure(.notFound("unknown call")))
+        case .success(.notAParty):
+            completion(.failure(.forbidden(signal.kind == .initiate ? "callId already in use" : "not a party of this call")))
+        case .success(.routed(let routing, let setup)):
+            if let setup { setups[setup]?.increment() }
+            // A `call_end` is kept for an offline party; other signals are only worth their moment.
+            let kind: DeliveryKind = signal.kind == .end ? .event : .signal
+            if case .local(let route) = routing {
+                router.deliver(signal.forwardedFrame, to: signal.to, at: route, kind: kind, receivedAtMicros: 0)
+            }
+            if signal.kind == .initiate, routing == .offline {
+                wakeUps.requestWakeUp(callee: signal.to, caller: signal.from, callId: signal.callId)
+            }
+            if log.isEnabled(.info), signal.kind != .iceCandidate {
+                log.info("call_signal", connId: client.connection.connection, whisperId: signal.from.string,
+                         ["type": .string(signal.kind.rawValue), "callId": .string(signal.callId.string),
+                          "to": .string(signal.to.string), "ciphertextBytes": .int(signal.ciphertextByteCount),
+                          "routing": .string(routing.logName), "setup": .string(setup?.rawValue ?? "")])
+            }
+            let rang = signal.kind == .initiate && routing != .offline
+            completion(.success(rang ? .ringing : .done))
+        }
+    }
+
+    // MARK: Login and timeouts
+
+    /// `user` has just come online: answers the held offers (each followed by the caller's
+    /// candidates) for its socket; callers on this node hear `call_ringing` now.
+    public func heldCalls(for user: WhisperID, completion: @escaping Completion<[[UInt8]]>) {
+        store.heldCalls(for: user) { [router] result in
+            switch result {
+            case .failure(let error):
+                completion(.failure(.storage(error)))
+            case .success(let held):
+                for ring in held.ringing {
+                    router.deliver(ring.frame, to: ring.caller, at: ring.route, kind: .signal, receivedAtMicros: 0)
+                }
+                completion(.success(held.frames))
+            }
+        }
+    }
+
+    /// One sweep for rung-out calls (every node runs it every `Limits.callSweepIntervalMillis`);
+    /// answers how many this node ended.
+    public func sweep(completion: @escaping Completion<Int>) {
+        store.sweep { [self] result in
+            switch result {
+            case .failure(let error):
+                completion(.failure(.storage(error)))
+            case .success(let calls):
+                for call in calls {
+                    setups[.timeout]?.increment()
+                    for party in call.local {
+                        router.deliver(call.frame, to: party.user, at: party.route, kind: .event, receivedAtMicros: 0)
+                    }
+                }
+                if !calls.isEmpty, log.isEnabled(.info) { log.info("calls_timed_out", ["count": .int(calls.count)]) }
+                completion(.success(calls.count))
+            }
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import WhisperProtocol
+
+/// How a call setup ended, for `whisper_call_setup_total{result}` (docs/operations.md
+/// "Health, readiness, metrics"). Each call counts once, on the transition out of ringing.
+public enum CallSetupResult: String, Sendable, CaseIterable {
+    /// The callee answered while it rang.
+    case answered
+    /// Nobody answered within the ring timeout.
+    case timeout
+    /// The callee sent `call_end` while it rang.
+    case rejected
+    /// The caller sent `call_end` while it rang (cancelled, or gave up after an error).
+    case failed
+}
+
+/// A validated `call_initiate` to store and route.
+public struct CallOffer: Sendable {
+    public let caller: WhisperID
+    public let callee: WhisperID
+    public let callId: CanonicalUUID
+    /// As the caller spelt it, for the server's own frames about the call.
+    public let callIdText: String
+    /// The `call_initiate` frame for the callee, held while the call rings.
+    public let frame: [UInt8]
+    /// The CALL rate limit, checked and charged first, in the same atomic step.
+    public let rateLimit: RateLimitCharge
+}
+
+/// A validated `call_answer`, `call_ice_candidate` or `call_end`.
+public struct CallSignal: Sendable {
+    public let kind: CallSignalKind
+    public let from: WhisperID
+    public let to: WhisperID
+    public let callId: CanonicalUUID
+    /// The frame for `to`.
+    public let frame: [UInt8]
+    public let rateLimit: RateLimitCharge
+}
+
+public enum CallStoreOutcome: Sendable, Equatable {
+    /// Stored and routed to the other party (`.offline`: an offer is held, a `call_end` kept,
+    /// anything else dropped). `setup` when this signal ended the ringing phase.
+    case routed(Routing, setup: CallSetupResult?)
+    /// No such call, or it has ended.
+    case unknownCall
+    /// The sender is not a party of the call, `to` is not the other party, the caller
+    /// answered its own call, or an offer reused a `callId`.
+    case notAParty
+    /// The CALL rate limit is exhausted: nothing was charged, stored or routed.
+    case rateLimited(retryAfterMs: Int64)
+}
+
+/// Frames for a callee that has just come online, and the caller notices that go with them.
+public struct HeldCalls: Sendable {
+    /// Offers of calls still ringing for the user, each followed by the caller's candidates, oldest call first.
+    public let frames: [[UInt8]]
+    /// `call_ringing` frames for callers whose socket is on this node (others were published).
+    public let ringing: [(caller: WhisperID, route: LiveRoute, frame: [UInt8])]
+
+    public init(frames: [[UInt8]], ringing: [(caller: WhisperID, route: LiveRoute, frame: [UInt8])]) {
+        self.frames = frames
+        self.ringing = ringing
+    }
+}
+
+/// A call the sweep ended because nobody answered; its `call_end` went to both parties.
+public struct RangOutCall: Sendable {
+    public let frame: [UInt8]
+    /// Parties whose socket is on this node: the caller writes the frame there.
+    public let local: [(user: WhisperID, route: LiveRoute)]
+
+    public init(frame: [UInt8], local: [(user: WhisperID, route: LiveRoute)]) {
+        self.frame = frame
+        self.local = local
+    }
+}
+
+/// Call state in Redis (`call:{callId}`, ring deadlines, held offers), every transition one
+/// atomic step. Completions run on the caller's loop.
+public protocol CallStore {
+    /// Atomically: charge the rate limit; refuse a `callId` in use (or recently ended); store
+    /// the call as ringing with its deadline, hold the offer for the callee, and route it
+    /// to the callee's live socket.
+    func initiate(_ offer: CallOffer, completion: @escaping StoreCompletion<CallStoreOutcome>)
+
+    /// Atomically: charge the rate limit; check the call rings or is answered and that
+    /// `from` → `to` goes between its parties; apply the transition (answer, end); route
+    /// the frame (a `call_end` is kept for an offline party).
+    func signal(_ signal: CallSignal, completion: @escaping StoreCompletion<CallStoreOutcome>)
+
+    /// `user` has just come online: the offers (and caller candidates) of calls still ringing
+    /// for it; callers not told yet get `call_ringing`.
+    func heldCalls(for user: WhisperID, completion: @escaping StoreCompletion<HeldCalls>)
+
+    /// Ends calls past their ring deadline, each claimed by exactly one node, and routes
+    /// `call_end {reason:"timeout"}` to both parties (kept for an offline one).
+    func sweep(completion: @escaping StoreCompletion<[RangOutCall]>)
+}
