@@ -1,3 +1,4 @@
+import WhisperProtocol
 import WhisperRuntime
 import WhisperServices
 
@@ -17,6 +18,12 @@ extension NodeSubscriptions {
             Channel(name: shared.redisKeys.revocationChannel, malformedEvent: "revocation_notice_malformed") {
                 guard let notice = RevocationNotice.decode($0) else { return false }
                 for context in contexts { context.deliver { $0.applyRevocation(notice) } }
+                return true
+            },
+            // A ban lifted on any node: sends to the identity are accepted again at once.
+            Channel(name: shared.redisKeys.banLiftedChannel, malformedEvent: "ban_lifted_notice_malformed") { bytes in
+                guard let whisperId = WhisperID.validate(String(decoding: bytes, as: UTF8.self)) else { return false }
+                for context in contexts { context.deliver { $0.recipients.forget(whisperId) } }
                 return true
             },
         ]

@@ -66,5 +66,9 @@ struct RedisKeys: Sendable {
     /// Pub/sub channel of `RevocationNotice`s, listened to by every node.
     var revocationChannel: [UInt8] { bytes("session-revocations") }
 
+    /// Pub/sub channel of lifted bans (a Whisper ID per message), listened to by every node:
+    /// each loop forgets the identity's cached recipient status.
+    var banLiftedChannel: [UInt8] { bytes("ban-lifted") }
+
     private func bytes(_ suffix: String) -> [UInt8] { Array((prefix + suffix).utf8) }
 }
