@@ -44,7 +44,7 @@ public struct AdminClient: Sendable {
 
     /// The body of `GET path`; any status but 200 is `Failure.status`.
     public func get(_ path: String) throws(Failure) -> String {
-        let response = try Self.parse(exchange(Array("GET \(path) HTTP/1.1\r\nHost: \(endpoint.host)\r\nConnection: close\r\n\r\n".utf8)))
+        let response = try send("GET", path, bearer: nil)
         guard response.status == 200 else { throw .status(response.status) }
         return response.text
     }

@@ -43,8 +43,12 @@ struct AdminOptions: ParsableArguments {
         guard (200..<300).contains(response.status) else {
             throw AdminFailure(message: AdminOutput.errorLine(status: response.status, body: response.body), code: 1)
         }
-        let rendered = json ? nil : columns.flatMap { AdminOutput.table(response.body, columns: $0) } ?? AdminOutput.fields(response.body)
-        print(rendered ?? response.text, terminator: rendered == nil ? "\n" : "")
+        if !json, let rendered = columns.flatMap({ AdminOutput.table(response.body, columns: $0) })
+            ?? AdminOutput.fields(response.body) {
+            print(rendered, terminator: "")
+        } else {
+            print(response.text)
+        }
     }
 
     private func endpoint(_ environment: [String: String]) throws -> AdminEndpoint {
