@@ -29,6 +29,11 @@ let package = Package(
         .target(name: "WhisperHTTP", dependencies: ["WhisperProtocol"]),
         .target(name: "WhisperWebSocket", dependencies: ["WhisperProtocol", "CZlib", "COpenSSL"]),
         .target(name: "WhisperOps", dependencies: ["CLinux", "WhisperProtocol"]),
+        // A blocking client of the admin listener and the `whisper-server admin` commands on it
+        // (the bench reads /metrics with the same client).
+        .target(name: "WhisperAdmin", dependencies: [
+            "WhisperProtocol", "WhisperOps", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
 
         // MARK: I/O
         .target(name: "WhisperRuntime", dependencies: ["CLinux", "COpenSSL", "WhisperOps"]),
@@ -41,7 +46,7 @@ let package = Package(
             "WhisperOps",
         ]),
         .executableTarget(name: "whisper-server", dependencies: [
-            "WhisperServer", "WhisperOps", "CLinux",
+            "WhisperServer", "WhisperOps", "CLinux", "WhisperAdmin",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -49,11 +54,11 @@ let package = Package(
         // Drives the server over real WebSockets like phones do; shares the runtime and codecs
         // with the server but none of its logic.
         .target(name: "WhisperBench", dependencies: [
-            "WhisperRuntime", "WhisperWebSocket", "WhisperProtocol", "WhisperOps", "CLinux", "CSodium",
+            "WhisperRuntime", "WhisperWebSocket", "WhisperProtocol", "WhisperOps", "CLinux", "CSodium", "WhisperAdmin",
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
         .executableTarget(name: "whisper-bench", dependencies: [
-            "WhisperBench",
+            "WhisperBench", "WhisperAdmin",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -66,7 +71,8 @@ let package = Package(
         .testTarget(name: "WhisperRuntimeTests", dependencies: ["WhisperRuntime", "WhisperTesting"]),
         .testTarget(name: "WhisperStorageTests", dependencies: ["WhisperStorage", "WhisperRuntime", "WhisperOps", "WhisperTesting"]),
         .testTarget(name: "WhisperServicesTests", dependencies: ["WhisperServices", "WhisperProtocol", "WhisperOps", "CSodium", "WhisperTesting"]),
-        .testTarget(name: "WhisperBenchTests", dependencies: ["WhisperBench", "WhisperTesting", "WhisperProtocol", "WhisperWebSocket"]),
+        .testTarget(name: "WhisperBenchTests", dependencies: ["WhisperBench", "WhisperTesting", "WhisperProtocol", "WhisperWebSocket", "WhisperAdmin"]),
+        .testTarget(name: "WhisperAdminTests", dependencies: ["WhisperAdmin", "WhisperProtocol"]),
         .testTarget(name: "WhisperServerTests", dependencies: ["WhisperServer", "WhisperServices", "WhisperStorage", "WhisperProtocol", "WhisperTesting"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,5 @@
+import WhisperAdmin
+
 /// The processes whose cost the relay scenario measures: `--server-pid`, `--redis-pid`,
 /// `--admin-url`. All optional; without them the ratio R is skipped.
 public struct ProbeTargets: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import WhisperAdmin
 import WhisperOps
 #if canImport(Glibc)
 @preconcurrency import Glibc

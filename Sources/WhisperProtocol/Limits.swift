@@ -132,6 +132,16 @@ public struct Limits: Sendable, Equatable {
     /// Users who exchanged a message within this window are direct peers.
     public var directPeerWindowSeconds: Int64 = 30 * 24 * 3600
 
+    // MARK: Admin API (docs/protocol.md "Admin API")
+    /// Items per page of an admin list when `limit` is not given…
+    public var adminPageDefaultLimit = 50
+    /// …and the most a `limit` may ask for (400 beyond).
+    public var adminPageMaxLimit = 200
+    /// `POST /admin/ban` `reason`: a line for the operators, not a document.
+    public var maxBanReasonBytes = 500
+    /// `POST /admin/reports/{id}/review` `note`.
+    public var maxAdminNoteBytes = 2_000
+
     // MARK: Nodes
     /// A node renews its liveness key this often…
     public var nodeHeartbeatSeconds = 5

@@ -58,7 +58,7 @@ final class ServerShared: Sendable {
         self.nodeId = SodiumRandom().hex(8)
         self.redisKeys = RedisKeys(prefix: config.redisPrefix)
         self.publicRoutes = RouteTable.publicRoutes(limits: limits)
-        self.adminRoutes = RouteTable.adminRoutes()
+        self.adminRoutes = RouteTable.adminRoutes(limits: limits)
     }
 
     var isDraining: Bool { draining.load(ordering: .acquiring) }

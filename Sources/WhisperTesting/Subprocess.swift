@@ -14,21 +14,40 @@ public enum Subprocess {
         public let description: String
     }
 
+    /// How a command ended: its exit status (nil when a signal killed it) and what it printed.
+    public struct Outcome: Sendable {
+        public let exitStatus: Int32?
+        public let stdout: String
+        public let stderr: String
+    }
+
     /// Returns what the command printed on stdout; throws unless it exits 0 (the failure
     /// carries stdout and stderr).
     @discardableResult
     public static func run(_ executable: String, _ arguments: [String]) async throws(Failure) -> String {
-        let result: Result<String, Failure> = await withCheckedContinuation { continuation in
+        let outcome = try await capture(executable, arguments)
+        guard outcome.exitStatus == 0 else {
+            throw Failure(description: "\(executable) \(arguments.joined(separator: " ")) failed (exit \(outcome.exitStatus.map(String.init) ?? "by signal")): \(outcome.stdout)\(outcome.stderr)")
+        }
+        return outcome.stdout
+    }
+
+    /// Runs the command with this process's environment plus `environment`, and answers how
+    /// it ended whatever the status; throws only when it cannot be started.
+    public static func capture(_ executable: String, _ arguments: [String],
+                               environment: [String: String] = [:]) async throws(Failure) -> Outcome {
+        let result: Result<Outcome, Failure> = await withCheckedContinuation { continuation in
             Thread {
-                continuation.resume(returning: Result { () throws(Failure) -> String in
-                    try runBlocking(executable, arguments)
+                continuation.resume(returning: Result { () throws(Failure) -> Outcome in
+                    try runBlocking(executable, arguments, environment: environment)
                 })
             }.start()
         }
         return try result.get()
     }
 
-    private static func runBlocking(_ executable: String, _ arguments: [String]) throws(Failure) -> String {
+    private static func runBlocking(_ executable: String, _ arguments: [String],
+                                    environment: [String: String]) throws(Failure) -> Outcome {
         let base = NSTemporaryDirectory() + "whisper-subprocess-" + UUID().uuidString
         let stdoutPath = base + ".out", stderrPath = base + ".err"
         defer {
@@ -43,10 +62,15 @@ public enum Subprocess {
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let envp: [UnsafeMutablePointer<CChar>?] = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
         let spawned = argv.withUnsafeBufferPointer { pointer -> Int32 in
-            guard let base = pointer.baseAddress else { return EINVAL }
-            return posix_spawn(&pid, executable, &actions, nil, base, environ)
+            envp.withUnsafeBufferPointer { environmentPointer -> Int32 in
+                guard let base = pointer.baseAddress, let environmentBase = environmentPointer.baseAddress else { return EINVAL }
+                return posix_spawn(&pid, executable, &actions, nil, base, environmentBase)
+            }
         }
         guard spawned == 0 else { throw Failure(description: "cannot run \(executable): errno \(spawned)") }
         var status: Int32 = 0
@@ -54,11 +78,8 @@ public enum Subprocess {
             guard errno == EINTR else { throw Failure(description: "waitpid failed for \(executable)") }
         }
         let output = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
-        // WIFEXITED && WEXITSTATUS == 0, spelled out: the macros do not import.
-        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
-            let errors = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
-            throw Failure(description: "\(executable) \(arguments.joined(separator: " ")) failed (wait status \(status)): \(output)\(errors)")
-        }
-        return output
+        let errors = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+        // WIFEXITED / WEXITSTATUS, spelled out: the macros do not import.
+        return Outcome(exitStatus: status & 0x7f == 0 ? (status >> 8) & 0xff : nil, stdout: output, stderr: errors)
     }
 }

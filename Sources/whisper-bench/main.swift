@@ -2,6 +2,7 @@
 @preconcurrency import Glibc
 #endif
 import ArgumentParser
+import WhisperAdmin
 import WhisperBench
 
 /// `whisper-bench`: drives a running whisper-server over real WebSockets the way phones do.

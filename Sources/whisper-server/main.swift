@@ -4,6 +4,7 @@
 import ArgumentParser
 import CLinux
 import Foundation
+import WhisperAdmin
 import WhisperOps
 import WhisperServer
 
@@ -15,7 +16,7 @@ struct WhisperServerCommand: AsyncParsableCommand {
         commandName: "whisper-server",
         abstract: "Whisper relay: the WebSocket gateway and admin HTTP API of an end-to-end encrypted messenger.",
         discussion: "Configuration is read from WHISPER_* environment variables; see docs/operations.md.",
-        subcommands: [Serve.self, Migrate.self]
+        subcommands: [Serve.self, Migrate.self, AdminCommand.self]
     )
 }
 

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Testing
+import WhisperAdmin
 import WhisperBench
 import WhisperTesting
 

@@ -27,6 +27,12 @@ extension NodeSubscriptions {
                 for context in contexts { context.deliver { $0.groupMembers.forget(groupId) } }
                 return true
             },
+            // A ban lifted on any node: sends to the identity are accepted again at once.
+            Channel(name: shared.redisKeys.banLiftedChannel, malformedEvent: "ban_lifted_notice_malformed") { bytes in
+                guard let whisperId = WhisperID.validate(String(decoding: bytes, as: UTF8.self)) else { return false }
+                for context in contexts { context.deliver { $0.recipients.forget(whisperId) } }
+                return true
+            },
         ]
     }
 

@@ -16,12 +16,21 @@ extension RouteTable {
         return table
     }
 
-    /// The admin listener (loopback by default): health, readiness and metrics.
-    static func adminRoutes() -> RouteTable {
+    /// The admin listener (loopback by default): health, readiness, metrics and the admin
+    /// API (never on the public listener).
+    static func adminRoutes(limits: Limits) -> RouteTable {
         var table = RouteTable()
         table.add("GET", "/health", OpsRoutes.health)
         table.add("GET", "/ready", OpsRoutes.ready)
         table.add("GET", "/metrics", OpsRoutes.metrics)
+        table.add("GET", "/admin/stats", AdminRoutes.stats)
+        table.add("GET", "/admin/reports", AdminRoutes.reports)
+        table.add("POST", "/admin/reports/{id}/review", maxBodyBytes: AdminReviewPayload.maxBodyBytes(limits: limits),
+                  AdminRoutes.review)
+        table.add("POST", "/admin/ban", maxBodyBytes: AdminBanPayload.maxBodyBytes(limits: limits), AdminRoutes.ban)
+        table.add("POST", "/admin/unban", maxBodyBytes: AdminUnbanPayload.maxBodyBytes, AdminRoutes.unban)
+        table.add("GET", "/admin/bans", AdminRoutes.bans)
+        table.add("GET", "/admin/audit", AdminRoutes.audit)
         return table
     }
 }

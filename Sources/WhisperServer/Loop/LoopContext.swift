@@ -42,6 +42,9 @@ final class LoopContext {
                                                                          node: shared.nodeId, limits: shared.limits),
                                                  router: LoopRouter(context: self), rateLimiter: rateLimiter)
     private(set) lazy var calls = makeCallService()
+    private(set) lazy var admin = AdminService(store: PostgresAdminStore(pool: shared.postgres, loop: loop), auth: auth,
+                                               notices: RedisBanNotices(redis: redis, keys: shared.redisKeys),
+                                               log: shared.log, now: { WallTime.now().epochMillis })
     /// One per loop, shared by the services (its hit names must be unique per instance).
     private let rateLimiter: RateLimiter
     let messageStore: RedisMessageStore

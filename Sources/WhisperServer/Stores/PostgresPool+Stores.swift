@@ -19,4 +19,21 @@ extension Optional where Wrapped == PostgresPool {
             }
         }
     }
+
+    /// A store's transaction: runs `body` inside BEGIN … COMMIT on the pool (ROLLBACK when a
+    /// statement fails) and turns what it answered into the store's answer with `transform`,
+    /// on `loop`. Failures as in `query`.
+    func transaction<Raw: Sendable, T>(on loop: EventLoop, _ completion: @escaping StoreCompletion<T>,
+                                       _ body: @escaping @Sendable (PostgresConnection) throws(PostgresError) -> Raw,
+                                       _ transform: @escaping (Raw) -> Result<T, StoreError>) {
+        guard let pool = self else {
+            return loop.deferToEndOfIteration { completion(.failure(.unavailable("no database configured"))) }
+        }
+        pool.transaction(on: loop, body) { result in
+            switch result {
+            case .success(let raw): completion(transform(raw))
+            case .failure(let error): completion(.failure(.unavailable(error.description)))
+            }
+        }
+    }
 }

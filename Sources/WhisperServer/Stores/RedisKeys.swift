@@ -100,5 +100,9 @@ struct RedisKeys: Sendable {
     /// each loop drops the group from its membership cache.
     var groupChangeChannel: [UInt8] { bytes("group-changes") }
 
+    /// Pub/sub channel of lifted bans (a Whisper ID per message), listened to by every node:
+    /// each loop forgets the identity's cached recipient status.
+    var banLiftedChannel: [UInt8] { bytes("ban-lifted") }
+
     private func bytes(_ suffix: String) -> [UInt8] { Array((prefix + suffix).utf8) }
 }
