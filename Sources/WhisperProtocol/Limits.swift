@@ -131,6 +131,19 @@ public struct Limits: Sendable, Equatable {
     public var typingMinIntervalMillis: Int64 = 2_000
     /// Users who exchanged a message within this window are direct peers.
     public var directPeerWindowSeconds: Int64 = 30 * 24 * 3600
+    /// A user's peers hear of its status at most once per this interval; a change within it
+    /// is announced when it ends, if it still holds (`WHISPER_PRESENCE_MIN_INTERVAL_MS`).
+    public var presenceMinIntervalMillis: Int64 = 10_000
+    /// `offline` is announced only after the user stayed away this long, so a phone that
+    /// reconnects within it is never seen offline (`WHISPER_PRESENCE_OFFLINE_GRACE_MS`).
+    public var presenceOfflineGraceMillis: Int64 = 5_000
+    /// One announcement reaches at most this many direct peers, the most recent first.
+    public var maxPresencePeers = 1_000
+    /// `presence:{whisperId}` (what the peers were last told) lives this long after the
+    /// user's last login, logout or announcement.
+    public var presenceRecordTTLSeconds: Int64 = 24 * 3600
+    /// Due announcements (and users of dead nodes) handled per sweep, per node.
+    public var presenceSweepBatch = 500
 
     // MARK: Admin API (docs/protocol.md "Admin API")
     /// Items per page of an admin list when `limit` is not given…
@@ -143,10 +156,13 @@ public struct Limits: Sendable, Equatable {
     public var maxAdminNoteBytes = 2_000
 
     // MARK: Nodes
-    /// A node renews its liveness key this often…
+    /// A node renews its liveness key this often (`WHISPER_NODE_HEARTBEAT_SECONDS`)…
     public var nodeHeartbeatSeconds = 5
-    /// …which expires after this: routes to a node silent this long are dropped.
+    /// …which expires after this: routes to a node silent this long are dropped, and its
+    /// users are announced offline (`WHISPER_NODE_TTL_SECONDS`).
     public var nodeTTLSeconds = 15
+    /// Every node sweeps due presence announcements and dead nodes this often.
+    public var presenceSweepIntervalMillis: Int64 = 1_000
 
     public init() {}
 

@@ -64,9 +64,11 @@ enum Messaging {
     /// is down to `count`): until then it still writes to them, and what it writes to a
     /// socket the client already closed is gone.
     static func waitForAuthenticated(_ server: TestServer, count: Double) async {
-        let closed = await eventually(within: 5, every: 0.025) {
-            (try? Identity.metricValue(server, "whisper_ws_authenticated_connections")) == count
+        let gauge = "whisper_ws_authenticated_connections"
+        let closed = await eventually(within: 5, every: 0.025) { (try? Identity.metricValue(server, gauge)) == count }
+        if !closed {
+            let last = Result { try Identity.metricValue(server, gauge) }
+            Issue.record("the server did not notice the closed socket: \(gauge) is \(last), expected \(count)")
         }
-        if !closed { Issue.record("the server did not notice the closed socket") }
     }
 }

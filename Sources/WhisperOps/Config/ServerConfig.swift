@@ -140,6 +140,14 @@ public struct ServerConfig: Sendable {
                                                           default: limits.turnCredentialTTLSeconds, in: 1...7 * 86_400)
         limits.callRingTimeoutSeconds = Int64(try env.integer("WHISPER_CALL_RING_TIMEOUT_SECONDS",
                                                               default: Int(limits.callRingTimeoutSeconds), in: 1...600))
+        limits.presenceMinIntervalMillis = Int64(try env.integer("WHISPER_PRESENCE_MIN_INTERVAL_MS",
+                                                                 default: Int(limits.presenceMinIntervalMillis), in: 0...3_600_000))
+        limits.presenceOfflineGraceMillis = Int64(try env.integer("WHISPER_PRESENCE_OFFLINE_GRACE_MS",
+                                                                  default: Int(limits.presenceOfflineGraceMillis), in: 0...600_000))
+        limits.nodeHeartbeatSeconds = try env.integer("WHISPER_NODE_HEARTBEAT_SECONDS",
+                                                      default: limits.nodeHeartbeatSeconds, in: 1...60)
+        limits.nodeTTLSeconds = try env.integer("WHISPER_NODE_TTL_SECONDS",
+                                                default: max(limits.nodeTTLSeconds, 3 * limits.nodeHeartbeatSeconds), in: 2...600)
         return limits
     }
 
@@ -160,6 +168,12 @@ public struct ServerConfig: Sendable {
         if output < limits.maxHTTPResponseBytes {
             throw .conflict(variable: "WHISPER_OUTPUT_BUFFER_LIMIT_BYTES",
                             reason: "must hold the largest HTTP response, a full contacts backup (\(limits.maxHTTPResponseBytes) bytes), got \(output)")
+        }
+        // A live node must never look dead between two heartbeats.
+        let heartbeat = limits.nodeHeartbeatSeconds, nodeTTL = limits.nodeTTLSeconds
+        if nodeTTL < 2 * heartbeat {
+            throw .conflict(variable: "WHISPER_NODE_TTL_SECONDS",
+                            reason: "must be at least twice WHISPER_NODE_HEARTBEAT_SECONDS (\(2 * heartbeat)), got \(nodeTTL)")
         }
     }
 
@@ -205,6 +219,8 @@ public struct ServerConfig: Sendable {
             "WHISPER_DRAIN_TIMEOUT_SECONDS", "WHISPER_TEST_ECHO", "WHISPER_CHALLENGE_TTL_SECONDS",
             "WHISPER_SESSION_TTL_SECONDS", "WHISPER_MAX_PENDING_PER_USER", "WHISPER_MAX_GROUP_MEMBERS",
             "WHISPER_CALL_RING_TIMEOUT_SECONDS",
+            "WHISPER_PRESENCE_MIN_INTERVAL_MS", "WHISPER_PRESENCE_OFFLINE_GRACE_MS", "WHISPER_NODE_HEARTBEAT_SECONDS",
+            "WHISPER_NODE_TTL_SECONDS",
         ]
         names.formUnion(S3Settings.variables)
         for action in RateLimitAction.allCases {

@@ -2,7 +2,8 @@ import WhisperProtocol
 import WhisperServices
 
 /// A socket coming to hold an identity or letting go of it, on this loop: the user's route
-/// in Redis, the events kept while it was offline, and revocations from any node.
+/// in Redis, the events kept while it was offline, what its direct peers hear of it, and
+/// revocations from any node.
 extension LoopContext {
     func route(of socket: WebSocketDriver) -> LiveRoute {
         LiveRoute(node: shared.nodeId, loop: index, connection: socket.connection.id)
@@ -10,12 +11,14 @@ extension LoopContext {
 
     /// `socket` now holds `whisperId`: frames for the user are routed here from now on, and
     /// the events kept while it was offline are sent first, in order, then the offers of calls
-    /// still ringing for it (docs/protocol.md "Calls"). `then` runs after.
+    /// still ringing for it (docs/protocol.md "Calls"); its direct peers hear it is online
+    /// (docs/protocol.md "Presence"). `then` runs after.
     func cameOnline(_ socket: WebSocketDriver, as whisperId: WhisperID, then: @escaping () -> Void) {
         presence.online(whisperId, at: route(of: socket)) { [self] result in
             switch result {
-            case .success(let events):
-                for frame in events { socket.send(frame) }
+            case .success(let online):
+                for frame in online.events { socket.send(frame) }
+                online.announcement.map(announce)
             case .failure(let error):
                 shared.log.warn("presence_online_failed", connId: socket.connection.id, whisperId: whisperId.string,
                                 ["reason": .string(error.description)])
@@ -33,14 +36,27 @@ extension LoopContext {
         }
     }
 
-    /// `socket` no longer holds `whisperId` (logout, revocation, close, another login):
-    /// its route is withdrawn unless a newer socket took it over.
+    /// `socket` no longer holds `whisperId` (logout, revocation, close, idle timeout, another
+    /// login): its route is withdrawn unless a newer socket took it over, and its peers hear
+    /// it is offline once the grace period has passed.
     func wentOffline(_ socket: WebSocketDriver, as whisperId: WhisperID) {
-        presence.offline(whisperId, at: route(of: socket)) { [shared] result in
-            if case .failure(let error) = result {
+        presence.offline(whisperId, at: route(of: socket)) { [self] result in
+            switch result {
+            case .success(let announcement):
+                announcement.map(announce)
+            case .failure(let error):
                 shared.log.warn("presence_offline_failed", connId: socket.connection.id, whisperId: whisperId.string,
                                 ["reason": .string(error.description)])
             }
+        }
+    }
+
+    /// Writes an announcement to the peers whose sockets are on this node (on any loop);
+    /// a peer whose socket is gone by then simply misses it.
+    func announce(_ announcement: PresenceAnnouncement) {
+        let router = LoopRouter(context: self)
+        for peer in announcement.peers {
+            router.deliver(announcement.frame, to: peer.user, at: peer.route, kind: .signal, receivedAtMicros: 0)
         }
     }
 

@@ -2,13 +2,15 @@ import WhisperServices
 
 /// The loop's periodic work. The tick drives protocol timers of this loop's connections
 /// (WebSocket keepalive and idle close, HTTP request and idle timeouts) and prunes the
-/// registry; loop 0 of every node also runs the node heartbeat and the call sweep.
+/// registry; loop 0 of every node also runs the node heartbeat, the call sweep and the
+/// presence sweep.
 extension LoopContext {
     func startTimers() {
         scheduleTick()
         if index == 0 {
             heartbeat()
             sweepCalls()
+            presenceSweep()
         }
     }
 
@@ -61,6 +63,27 @@ extension LoopContext {
                 delay = 1_000_000_000
             }
             self.loop.schedule(afterNanoseconds: delay) { [weak self] in self?.heartbeat() }
+        }
+    }
+
+    /// Loop 0 of every node, every `Limits.presenceSweepIntervalMillis`: announce the status
+    /// changes that became due and take the users of dead nodes offline (docs/protocol.md
+    /// "Presence"). Each due change is claimed inside the script, so one node announces it.
+    private func presenceSweep() {
+        let interval = UInt64(shared.limits.presenceSweepIntervalMillis) * 1_000_000
+        guard redis.isConnected else {
+            loop.schedule(afterNanoseconds: interval) { [weak self] in self?.presenceSweep() }
+            return
+        }
+        presence.sweep { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let announcements):
+                for announcement in announcements { self.announce(announcement) }
+            case .failure(let error):
+                self.shared.log.warn("presence_sweep_failed", ["reason": .string(error.description)])
+            }
+            self.loop.schedule(afterNanoseconds: interval) { [weak self] in self?.presenceSweep() }
         }
     }
 }

@@ -1,7 +1,7 @@
 import WhisperProtocol
 import WhisperStorage
 
-/// The Lua scripts behind `RedisMessageStore`, `RedisTypingStore` and `RedisPresence`. Each is one atomic step,
+/// The Lua scripts behind `RedisMessageStore`, `RedisTypingStore` and `RedisPresence`'s heartbeat. Each is one atomic step,
 /// so "stored" and "routed" cannot come apart, and a crash between them is impossible.
 ///
 /// Routing (shared by accept and receipt): `route:{user}` names the socket
@@ -12,7 +12,8 @@ import WhisperStorage
 /// agree on TTLs. Keys of other users are never built inside a script except `node:` and
 /// `pending:` prefixes (single Redis or primary/replica, not Redis Cluster).
 enum MessageScripts {
-    /// Lua prelude: `now_ms()`, `route(...)`, `keep(...)` and `trim(...)` (also `CallScripts`').
+    /// Lua prelude: `now_ms()`, `route(...)`, `keep(...)` and `trim(...)` (also `CallScripts`' and
+    /// `PresenceScripts`').
     static let prelude = """
         local function now_ms()
           local t = redis.call('TIME')
@@ -148,22 +149,6 @@ enum MessageScripts {
     static let keepEvent = RedisScript(source: prelude + """
         keep(KEYS[1], ARGV[1], ARGV[2], ARGV[3])
         return 1
-        """)
-
-    /// A socket now holds the user's session: KEYS: 1 route:{user}, 2 events:{user}.
-    /// ARGV: 1 route text. Returns the kept events, oldest first (and forgets them).
-    static let online = RedisScript(source: """
-        redis.call('SET', KEYS[1], ARGV[1])
-        local events = redis.call('LRANGE', KEYS[2], 0, -1)
-        if #events > 0 then redis.call('DEL', KEYS[2]) end
-        return events
-        """)
-
-    /// The socket let go of the session: KEYS: 1 route:{user}. ARGV: 1 its route text.
-    /// Deletes the route only if it is still this socket's (a newer login may own it).
-    static let offline = RedisScript(source: """
-        if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) return 1 end
-        return 0
         """)
 
     /// Node heartbeat and pending-queue sweeper: KEYS: 1 node:{id}, 2 pending-index,

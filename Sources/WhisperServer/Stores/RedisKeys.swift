@@ -40,13 +40,34 @@ struct RedisKeys: Sendable {
     func events(_ whisperId: WhisperID) -> [UInt8] { bytes("events:" + whisperId.string) }
 
     /// `route:{whisperId}` → `node:loop:connection` of the socket holding the identity's session.
+    var routePrefix: String { prefix + "route:" }
     func route(_ whisperId: WhisperID) -> [UInt8] { bytes("route:" + whisperId.string) }
+
+    // MARK: Presence (PresenceScripts)
+
+    /// `presence:{whisperId}` → hash {s: status the peers were last told, t: when (ms)};
+    /// TTL `Limits.presenceRecordTTLSeconds`, renewed at every login, logout and announcement.
+    var presencePrefix: String { prefix + "presence:" }
+
+    /// `presence-due` → sorted set of users whose status change waits for its announcement,
+    /// scored by the time (ms) it becomes due.
+    var presenceDue: [UInt8] { bytes("presence-due") }
+
+    /// `nodes` → sorted set of node ids, scored by their last presence sweep (ms): how a
+    /// node finds the nodes that died.
+    var nodes: [UInt8] { bytes("nodes") }
+
+    /// `node-users:{nodeId}` → set of users whose sockets that node holds (or held when it
+    /// died): whom to announce offline when it dies.
+    var nodeUsersPrefix: String { prefix + "node-users:" }
+    func nodeUsers(_ node: String) -> [UInt8] { bytes("node-users:" + node) }
 
     /// `node:{nodeId}` exists while that node is alive (heartbeat with a short TTL).
     var nodePrefix: String { prefix + "node:" }
     func node(_ id: String) -> [UInt8] { bytes("node:" + id) }
 
     /// `peers:{whisperId}` → sorted set of direct peers, scored by the last message time.
+    var peersPrefix: String { prefix + "peers:" }
     func peers(_ whisperId: WhisperID) -> [UInt8] { bytes("peers:" + whisperId.string) }
 
     /// `typing:{from}:{to}` → set for `Limits.typingMinIntervalMillis` after a relayed signal.
