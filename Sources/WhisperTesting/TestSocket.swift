@@ -30,7 +30,9 @@ public final class TestSocket {
     public var buffered: [UInt8] = []
 
     public init(host: String = "127.0.0.1", port: Int, tls: Bool = false, timeoutSeconds: Int = 10) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Close-on-exec: a process another test starts meanwhile (a private PostgreSQL, the
+        // CLI) must not inherit the socket, or `close()` sends no FIN while it lives.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure.connect("socket") }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
@@ -66,7 +68,7 @@ public final class TestSocket {
     /// A TCP port on 127.0.0.1 that nobody listens on right now (bound to port 0, read back,
     /// released).
     public static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure.io("socket failed (errno \(errno))") }
         defer { Glibc.close(fd) }
         var address = sockaddr_in()

@@ -27,12 +27,16 @@ def node(server_config, name: str, prefix: str) -> Server:
 
 
 def wait_for_nodes(redis_url: str, prefix: str, count: int, within: float = 15) -> None:
-    """Until `count` nodes listen on the revocation channel (so each also hears its deliveries)."""
+    """Until `count` nodes listen on the revocation channel (so each also hears its deliveries) and have written
+    their node key (until then other nodes take their routes for dead ones)."""
+    def redis(*args: str) -> list[str]:
+        return subprocess.run(["redis-cli", "-u", redis_url, *args], capture_output=True, text=True,
+                              check=True).stdout.split()
+
     deadline = time.monotonic() + within
     while True:
-        out = subprocess.run(["redis-cli", "-u", redis_url, "PUBSUB", "NUMSUB", prefix + "session-revocations"],
-                             capture_output=True, text=True, check=True).stdout.split()
-        if len(out) == 2 and int(out[1]) >= count:
+        subscribed = redis("PUBSUB", "NUMSUB", prefix + "session-revocations")
+        if len(subscribed) == 2 and int(subscribed[1]) >= count and len(redis("KEYS", prefix + "node:*")) >= count:
             return
         assert time.monotonic() < deadline, f"{count} nodes of {prefix} did not subscribe within {within} s"
         time.sleep(0.05)

@@ -100,8 +100,7 @@ struct RedisKeys: Sendable {
     /// `calls:deadlines` → sorted set of ringing calls by ring deadline (ms), swept by every node.
     var callDeadlines: [UInt8] { bytes("calls:deadlines") }
 
-    /// Prefixes of `route:` and `events:` for scripts that learn the user from stored state.
-    var routePrefix: String { prefix + "route:" }
+    /// Prefix of `events:` for scripts that learn the user from stored state.
     var eventsPrefix: String { prefix + "events:" }
 
     /// Pub/sub channel `deliver:{nodeId}`: frames for sockets held by that node.
