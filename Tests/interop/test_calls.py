@@ -18,7 +18,9 @@ from identity import Identity, SigningKey, b64, login, privileged, receive, send
 from messaging import now_ms
 from test_presence import node, wait_for_nodes
 
-RING_TIMEOUT = 5  # longer than the node TTL (3 s): the caller's route is known dead when the timeout fires
+# Shorter than the node TTL (3 s): when the timeout fires, the dead node's key still says it lives, and only its
+# silent channel (a publish that reaches nobody) tells the sweep to keep the caller's call_end.
+RING_TIMEOUT = 2
 
 
 def call_initiate(key: SigningKey, token: str, sender: str, to: str, call_id: str) -> dict:

@@ -20,6 +20,9 @@ enum MessageScripts {
           return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
         end
         -- Answers 'offline', 'remote', or the route text when the socket is on node `self`.
+        -- A publish that reached no subscriber is 'offline' too: that node's process died (its
+        -- key lives on until the TTL) or its subscriber is reconnecting, and the caller keeps
+        -- the frame if it is an event, instead of handing it to nobody.
         local function route(key, user, kind, micros, frame, self, node_prefix, channel_prefix)
           local r = redis.call('GET', key)
           if not r then return 'offline' end
@@ -30,7 +33,8 @@ enum MessageScripts {
             redis.call('DEL', key)
             return 'offline'
           end
-          redis.call('PUBLISH', channel_prefix .. node, r .. ' ' .. user .. ' ' .. kind .. ' ' .. micros .. '\\n' .. frame())
+          local text = r .. ' ' .. user .. ' ' .. kind .. ' ' .. micros .. '\\n' .. frame()
+          if redis.call('PUBLISH', channel_prefix .. node, text) == 0 then return 'offline' end
           return 'remote'
         end
         -- Keeps an event frame in an offline user's event queue (sent after its next login).
