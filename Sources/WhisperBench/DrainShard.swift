@@ -196,6 +196,8 @@ final class DrainShard: PhoneOwner {
         case "error":
             fill.errors.add(frame.errorCode ?? "UNKNOWN")
             guard frame.requestId?.hasPrefix("s") == true else { return }
+        case "presence":
+            return  // the drained recipient going offline (docs/protocol.md "Presence"): not a reply
         default:
             return fill.errors.add("unexpected_\(frame.type)")
         }

@@ -34,6 +34,8 @@ extension RelayShard {
                 counters.sendErrors += 1
                 sendAnother(pair, now: now)
             }
+        case "presence":
+            break  // a peer came or went (docs/protocol.md "Presence"): not part of the relay
         default:
             errors.add("unexpected_\(frame.type)")
         }
@@ -75,6 +77,8 @@ extension RelayShard {
             } else if frame.requestId == "f" {
                 finishSweep(pair)
             }
+        case "presence":
+            break  // a peer came or went (docs/protocol.md "Presence"): not part of the relay
         default:
             errors.add("unexpected_\(frame.type)")
         }
