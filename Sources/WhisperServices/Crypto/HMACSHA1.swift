@@ -6,6 +6,13 @@ public enum HMACSHA1 {
     public static let byteCount = 20
 
     public static func authenticate(_ message: [UInt8], key: [UInt8]) -> [UInt8] {
+        OpenSSLHMAC.authenticate(message, key: key, digest: EVP_sha1(), byteCount: byteCount)
+    }
+}
+
+/// One-shot HMAC through OpenSSL for a given digest (`HMACSHA1`, `HMACSHA256`).
+enum OpenSSLHMAC {
+    static func authenticate(_ message: [UInt8], key: [UInt8], digest: OpaquePointer?, byteCount: Int) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         let ok = key.withUnsafeBufferPointer { keyBuffer in
@@ -14,13 +21,13 @@ public enum HMACSHA1 {
                     // A zero-length buffer may have a nil base address: HMAC takes a non-null key.
                     var empty: UInt8 = 0
                     let keyPointer = UnsafeRawPointer(keyBuffer.baseAddress) ?? UnsafeRawPointer(&empty)
-                    return HMAC(EVP_sha1(), keyPointer, Int32(clamping: keyBuffer.count),
+                    return HMAC(digest, keyPointer, Int32(clamping: keyBuffer.count),
                                 messageBuffer.baseAddress, messageBuffer.count, outBuffer.baseAddress, &length) != nil
                 }
             }
         }
         // HMAC fails only on allocation failure inside OpenSSL; there is no safe answer then.
-        precondition(ok && Int(length) == byteCount, "OpenSSL HMAC-SHA1 failed")
+        precondition(ok && Int(length) == byteCount, "OpenSSL HMAC failed")
         return Array(out.prefix(byteCount))
     }
 }
