@@ -63,6 +63,13 @@ public struct Limits: Sendable, Equatable {
     /// `attachment.fileKeyBox.ciphertext`, decoded: a boxed 32-byte file key is 48 bytes; the cap
     /// leaves room for a future key format without letting the field carry data.
     public var maxFileKeyBoxCiphertextBytes = 256
+    /// A presigned upload URL is valid this long (`WHISPER_ATTACHMENT_UPLOAD_URL_TTL_SECONDS`;
+    /// the store caps it at 7 days).
+    public var attachmentUploadURLTTLSeconds = 900
+    /// A presigned download URL is valid this long (`WHISPER_ATTACHMENT_DOWNLOAD_URL_TTL_SECONDS`).
+    public var attachmentDownloadURLTTLSeconds = 900
+    /// An object is kept at most this long after its presign (`attachments.expires_at`).
+    public var attachmentRetentionSeconds: Int64 = 30 * 24 * 3600
     /// `POST /reports` `details`: a moderator's note, not a document.
     public var maxReportDetailsBytes = 2_000
     /// Decoded contacts-backup blob.

@@ -28,6 +28,8 @@ final class LoopContext {
     let keys: KeyDirectory
     let contactsBackup: ContactsBackupService
     let reports: ReportService
+    /// nil when no S3 store is configured (`WHISPER_S3_*`): the attachment routes answer 503.
+    let attachments: AttachmentService?
     private(set) lazy var messaging = makeMessagingService()
     /// This loop's group membership cache: read by group sends, dropped per group by change
     /// notices and wholesale after the subscriber reconnects.
@@ -86,12 +88,17 @@ final class LoopContext {
                                            now: { WallTime.now().epochMillis })
         self.reports = ReportService(store: PostgresReportStore(pool: shared.postgres, loop: loop), messages: messageStore,
                                      rateLimiter: rateLimiter)
+        self.attachments = shared.config.s3.map { settings in
+            AttachmentService(settings: settings, limits: limits,
+                              store: PostgresAttachmentStore(pool: shared.postgres, loop: loop), rateLimiter: rateLimiter,
+                              log: shared.log, now: { WallTime.now().epochMillis })
+        }
         registry.onLeave = { [unowned self] socket, whisperId in self.wentOffline(socket, as: whisperId) }
     }
 
     private func makeMessagingService() -> MessagingService {
         MessagingService(limits: shared.limits, store: messageStore, router: LoopRouter(context: self),
-                         recipients: recipients, groups: groupMembers, rateLimiter: rateLimiter,
+                         recipients: recipients, groups: groupMembers, rateLimiter: rateLimiter, attachments: attachments,
                          verifier: SignatureVerifier(histogram: shared.metrics.base.ed25519Verify), log: shared.log,
                          metrics: shared.metrics.base, now: { WallTime.now().epochMillis })
     }
