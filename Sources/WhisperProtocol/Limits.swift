@@ -68,8 +68,18 @@ public struct Limits: Sendable, Equatable {
     public var attachmentUploadURLTTLSeconds = 900
     /// A presigned download URL is valid this long (`WHISPER_ATTACHMENT_DOWNLOAD_URL_TTL_SECONDS`).
     public var attachmentDownloadURLTTLSeconds = 900
-    /// An object is kept at most this long after its presign (`attachments.expires_at`).
+    /// An object is kept at most this long after its presign (`attachments.expires_at`,
+    /// `WHISPER_ATTACHMENT_RETENTION_SECONDS`).
     public var attachmentRetentionSeconds: Int64 = 30 * 24 * 3600
+    /// An object no message references is deleted this long after its presign
+    /// (`WHISPER_ATTACHMENT_UNREFERENCED_GRACE_SECONDS`).
+    public var attachmentUnreferencedGraceSeconds: Int64 = 24 * 3600
+    /// The attachment GC runs on one node per this interval (`WHISPER_ATTACHMENT_GC_INTERVAL_SECONDS`).
+    public var attachmentGCIntervalSeconds = 3600
+    /// Objects (and undelivered recipient rows) one GC run looks at; the rest wait for the next.
+    public var attachmentGCBatch = 500
+    /// One S3 DELETE may take this long before it counts as failed (retried next run).
+    public var attachmentDeleteTimeoutSeconds = 10
     /// `POST /reports` `details`: a moderator's note, not a document.
     public var maxReportDetailsBytes = 2_000
     /// Decoded contacts-backup blob.

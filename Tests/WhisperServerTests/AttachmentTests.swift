@@ -133,11 +133,8 @@ import WhisperTesting
 
         for reader in [alice, bob] {
             // Recording happens after the ack: wait for it rather than assume it.
-            var reply = try Self.download(server, objectKey: objectKey, token: reader.token)
-            for _ in 0..<50 where reply.status == 404 {
-                try await Task.sleep(for: .milliseconds(100))
-                reply = try Self.download(server, objectKey: objectKey, token: reader.token)
-            }
+            #expect(await eventually { (try? Self.download(server, objectKey: objectKey, token: reader.token).status) == 200 })
+            let reply = try Self.download(server, objectKey: objectKey, token: reader.token)
             #expect(reply.status == 200, "\(reply.text)")
             #expect(Set(reply.json?.keys ?? [:].keys) == ["downloadUrl", "expiresAt"])
             let url = try #require(reply.json?["downloadUrl"] as? String)
@@ -169,7 +166,7 @@ import WhisperTesting
         // A later message from the uploader proves the recording path has run for this pair.
         let proof = TestMessage(from: alice.id, to: eve.id, msgType: "image", extra: ["attachment": Self.pointer(objectKey, size: 3)])
         #expect(try alice.send(proof).frameType == "message_accepted")
-        try await eventually { (try? Self.download(server, objectKey: objectKey, token: eve.token).status) == 200 }
+        #expect(await eventually { (try? Self.download(server, objectKey: objectKey, token: eve.token).status) == 200 })
         #expect(try Self.download(server, objectKey: objectKey, token: bob.token).status == 404)
     }
 
@@ -184,7 +181,7 @@ import WhisperTesting
         payload["attachment"] = Self.pointer(objectKey, size: 3)
         let reply = try alice.groupSend(payload)
         #expect(reply.frameType == "message_accepted", "\(reply)")
-        try await eventually { (try? Self.download(server, objectKey: objectKey, token: bob.token).status) == 200 }
+        #expect(await eventually { (try? Self.download(server, objectKey: objectKey, token: bob.token).status) == 200 })
     }
 
     @Test func presign_rejectsBadBodies_oversizeAndMissingAuth() async throws {

@@ -152,6 +152,14 @@ public struct ServerConfig: Sendable {
                                                                default: limits.attachmentUploadURLTTLSeconds, in: 1...604_800)
         limits.attachmentDownloadURLTTLSeconds = try env.integer("WHISPER_ATTACHMENT_DOWNLOAD_URL_TTL_SECONDS",
                                                                  default: limits.attachmentDownloadURLTTLSeconds, in: 1...604_800)
+        limits.attachmentRetentionSeconds = Int64(try env.integer("WHISPER_ATTACHMENT_RETENTION_SECONDS",
+                                                                  default: Int(limits.attachmentRetentionSeconds),
+                                                                  in: 1...3650 * 86_400))
+        limits.attachmentUnreferencedGraceSeconds = Int64(try env.integer(
+            "WHISPER_ATTACHMENT_UNREFERENCED_GRACE_SECONDS", default: Int(limits.attachmentUnreferencedGraceSeconds),
+            in: 0...3650 * 86_400))
+        limits.attachmentGCIntervalSeconds = try env.integer("WHISPER_ATTACHMENT_GC_INTERVAL_SECONDS",
+                                                             default: limits.attachmentGCIntervalSeconds, in: 1...86_400)
         return limits
     }
 
@@ -225,6 +233,8 @@ public struct ServerConfig: Sendable {
             "WHISPER_CALL_RING_TIMEOUT_SECONDS",
             "WHISPER_PRESENCE_MIN_INTERVAL_MS", "WHISPER_PRESENCE_OFFLINE_GRACE_MS", "WHISPER_NODE_HEARTBEAT_SECONDS",
             "WHISPER_NODE_TTL_SECONDS", "WHISPER_ATTACHMENT_UPLOAD_URL_TTL_SECONDS", "WHISPER_ATTACHMENT_DOWNLOAD_URL_TTL_SECONDS",
+            "WHISPER_ATTACHMENT_RETENTION_SECONDS", "WHISPER_ATTACHMENT_UNREFERENCED_GRACE_SECONDS",
+            "WHISPER_ATTACHMENT_GC_INTERVAL_SECONDS",
         ]
         names.formUnion(S3Settings.variables)
         for action in RateLimitAction.allCases {

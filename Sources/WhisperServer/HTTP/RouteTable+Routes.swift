@@ -34,6 +34,7 @@ extension RouteTable {
         table.add("POST", "/admin/unban", maxBodyBytes: AdminUnbanPayload.maxBodyBytes, AdminRoutes.unban)
         table.add("GET", "/admin/bans", AdminRoutes.bans)
         table.add("GET", "/admin/audit", AdminRoutes.audit)
+        table.add("POST", "/admin/attachments/gc/run", AdminRoutes.attachmentsGC)
         return table
     }
 }

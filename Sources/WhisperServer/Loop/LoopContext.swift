@@ -30,6 +30,15 @@ final class LoopContext {
     let reports: ReportService
     /// nil when no S3 store is configured (`WHISPER_S3_*`): the attachment routes answer 503.
     let attachments: AttachmentService?
+    /// The attachment GC (periodic on loop 0 under a Redis lease, and the admin trigger); nil without S3.
+    private(set) lazy var attachmentGC: AttachmentCollector? = shared.config.s3.map { settings in
+        AttachmentCollector(limits: shared.limits, store: PostgresAttachmentStore(pool: shared.postgres, loop: loop),
+                            ledger: attachmentGCRedis,
+                            objects: S3ObjectDeleter(settings: settings, timeoutSeconds: shared.limits.attachmentDeleteTimeoutSeconds,
+                                                     loop: loop),
+                            log: shared.log)
+    }
+    private(set) lazy var attachmentGCRedis = RedisAttachmentGC(redis: redis, keys: shared.redisKeys, node: shared.nodeId)
     private(set) lazy var messaging = makeMessagingService()
     /// This loop's group membership cache: read by group sends, dropped per group by change
     /// notices and wholesale after the subscriber reconnects.

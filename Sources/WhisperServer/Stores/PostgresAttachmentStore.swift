@@ -6,8 +6,8 @@ import WhisperStorage
 /// `attachments` and `attachment_recipients` through the PostgreSQL worker pool; completions
 /// come back on `loop`.
 final class PostgresAttachmentStore: AttachmentStore {
-    private let pool: PostgresPool?
-    private let loop: EventLoop
+    let pool: PostgresPool?
+    let loop: EventLoop
 
     init(pool: PostgresPool?, loop: EventLoop) {
         self.pool = pool
