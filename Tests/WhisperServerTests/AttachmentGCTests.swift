@@ -107,6 +107,25 @@ extension AttachmentTests {
             })
         }
 
+        @Test func periodicGC_waits_whileAnotherNodeHoldsTheLease() async throws {
+            let prefix = "test-gc-\(UUID().uuidString.prefix(8).lowercased()):"
+            let redis = try TestRedis(url: try TestEnvironment.redisURL)
+            // Another node's lease, taken before this server's first periodic attempt.
+            #expect(try redis.command(["SET", prefix + "attachment-gc-lease", "other-node", "PX", "60000"]) == .status("OK"))
+            let server = try await Self.server(["WHISPER_ATTACHMENT_UNREFERENCED_GRACE_SECONDS": "0",
+                                                "WHISPER_ATTACHMENT_GC_INTERVAL_SECONDS": "1",
+                                                "WHISPER_REDIS_PREFIX": prefix])
+            defer { server.stop() }
+            let alice = try Phone.online(server)
+            let objectKey = try AttachmentTests.upload(server, token: alice.token, bytes: [1, 2, 3])
+            try await Task.sleep(for: .milliseconds(2_500))
+            #expect(try AttachmentTests.download(server, objectKey: objectKey, token: alice.token).status == 200)
+            _ = try redis.command(["DEL", prefix + "attachment-gc-lease"])
+            #expect(await eventually(within: 10) {
+                (try? AttachmentTests.download(server, objectKey: objectKey, token: alice.token).status) == 404
+            })
+        }
+
         @Test func gcRun_needsTheAdminToken_andS3() async throws {
             let server = try await Self.server()
             defer { server.stop() }

@@ -84,6 +84,17 @@ import WhisperProtocol
         #expect(url.contains("&X-Amz-Expires=900&"))
     }
 
+    @Test func presign_leavesTheDefaultPortOutOfTheSignedHost() {
+        func url(_ endpoint: String) -> String {
+            let settings = S3Settings(endpoint: endpoint, region: "us-east-1", bucket: "b-1", accessKey: Secret("k"),
+                                      secretKey: Secret("s"), pathStyle: true)
+            return S3Presigner(settings: settings).presign(method: "GET", objectKey: "x", expiresSeconds: 60, nowSeconds: 0)
+        }
+        #expect(url("https://S3.example.com:443") == url("https://s3.example.com"))
+        #expect(url("https://s3.example.com:443").hasPrefix("https://s3.example.com/b-1/x?"))
+        #expect(url("http://127.0.0.1:4566").hasPrefix("http://127.0.0.1:4566/b-1/x?"))
+    }
+
     @Test func uriEncode_keepsUnreservedBytes_andEncodesTheRestUpperCase() {
         #expect(SigV4.uriEncode("a b~c/d+é", keepSlash: false) == "a%20b~c%2Fd%2B%C3%A9")
         #expect(SigV4.uriEncode("att/2026/x.bin", keepSlash: true) == "att/2026/x.bin")

@@ -26,7 +26,10 @@ public struct S3Presigner: Sendable {
         let scheme = https ? "https" : "http"
         let rest = String(endpoint.dropFirst(https ? 8 : 7))
         let slash = rest.firstIndex(of: "/")
-        let host = String(slash.map { rest[..<$0] } ?? rest[...]).lowercased()
+        var host = String(slash.map { rest[..<$0] } ?? rest[...]).lowercased()
+        // Clients leave the scheme's default port out of `Host`, and `host` is signed.
+        let defaultPort = https ? ":443" : ":80"
+        if host.hasSuffix(defaultPort) { host.removeLast(defaultPort.count) }
         let path = slash.map { String(rest[$0...]) } ?? ""
         self.scheme = scheme
         if settings.pathStyle {
