@@ -61,6 +61,9 @@ extension AttachmentTests {
             // A second run finds nothing more of these and is audited too.
             #expect(try Self.runGC(server).status == 200)
             #expect(try Self.storeStatus(server, objectKey: pending, token: alice.token) == 200)
+            let metrics = try Admin.call(server, "GET", "/metrics").text
+            let deletedLine = metrics.split(separator: "\n").first { $0.hasPrefix(#"whisper_attachments_total{event="deleted"}"#) }
+            #expect(Int(deletedLine?.split(separator: " ").last ?? "") ?? 0 >= 2, "\(deletedLine ?? "no series")")
             let audit = Admin.items(try Admin.call(server, "GET", "/admin/audit"))
             #expect(audit.contains { $0["action"] as? String == "attachments_gc" }, "\(audit)")
         }

@@ -23,6 +23,9 @@ import WhisperProtocol
         // RFC 4231 test case 2.
         let mac = HMACSHA256.authenticate(Array("what do ya want for nothing?".utf8), key: Array("Jefe".utf8))
         #expect(Hex.encode(mac) == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+        // An empty key: HMAC-SHA256("", "") as computed by Python's hmac module.
+        #expect(Hex.encode(HMACSHA256.authenticate([], key: []))
+            == "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad")
     }
 
     @Test func timestamp_isBasicISO8601UTC() {

@@ -36,7 +36,7 @@ final class LoopContext {
                             ledger: attachmentGCRedis,
                             objects: S3ObjectDeleter(settings: settings, timeoutSeconds: shared.limits.attachmentDeleteTimeoutSeconds,
                                                      loop: loop),
-                            log: shared.log)
+                            log: shared.log, metrics: shared.metrics.base)
     }
     private(set) lazy var attachmentGCRedis = RedisAttachmentGC(redis: redis, keys: shared.redisKeys, node: shared.nodeId)
     private(set) lazy var messaging = makeMessagingService()
@@ -100,7 +100,7 @@ final class LoopContext {
         self.attachments = shared.config.s3.map { settings in
             AttachmentService(settings: settings, limits: limits,
                               store: PostgresAttachmentStore(pool: shared.postgres, loop: loop), rateLimiter: rateLimiter,
-                              log: shared.log, now: { WallTime.now().epochMillis })
+                              log: shared.log, metrics: shared.metrics.base, now: { WallTime.now().epochMillis })
         }
         registry.onLeave = { [unowned self] socket, whisperId in self.wentOffline(socket, as: whisperId) }
     }

@@ -24,13 +24,18 @@ public final class AttachmentCollector {
     private let ledger: DeliveryLedger
     private let objects: ObjectDeleter
     private let log: Log
+    private let deletedCounter: Counter?
+    private let failedCounter: Counter?
 
-    public init(limits: Limits, store: AttachmentGCStore, ledger: DeliveryLedger, objects: ObjectDeleter, log: Log) {
+    public init(limits: Limits, store: AttachmentGCStore, ledger: DeliveryLedger, objects: ObjectDeleter, log: Log,
+                metrics: WhisperMetrics? = nil) {
         self.limits = limits
         self.store = store
         self.ledger = ledger
         self.objects = objects
         self.log = log
+        deletedCounter = metrics?.attachments.labels("deleted")
+        failedCounter = metrics?.attachments.labels("delete_failed")
     }
 
     /// Answers how many objects this run deleted.
@@ -87,6 +92,7 @@ public final class AttachmentCollector {
         }
         objects.delete(objectKey: key) { [self] gone in
             guard gone else {
+                failedCounter?.increment()
                 log.warn("attachment_delete_failed", ["objectKey": .string(key)])
                 return delete(keys.dropFirst(), deleted: deleted, failed: failed + 1, completion)
             }
@@ -95,6 +101,7 @@ public final class AttachmentCollector {
                 case .failure(let error):
                     completion(.failure(.storage(error)))
                 case .success(let removed):
+                    if removed { deletedCounter?.increment() }
                     delete(keys.dropFirst(), deleted: deleted + (removed ? 1 : 0), failed: failed, completion)
                 }
             }

@@ -46,9 +46,12 @@ public final class AttachmentService: AttachmentRecorder {
     private let random: RandomSource
     private let log: Log
     private let now: () -> Int64
+    private let presigned: Counter?
+    private let downloads: Counter?
 
     public init(settings: S3Settings, limits: Limits, store: AttachmentStore, rateLimiter: RateLimiter,
-                random: RandomSource = SodiumRandom(), log: Log, now: @escaping () -> Int64) {
+                random: RandomSource = SodiumRandom(), log: Log, metrics: WhisperMetrics? = nil,
+                now: @escaping () -> Int64) {
         self.presigner = S3Presigner(settings: settings)
         self.limits = limits
         self.store = store
@@ -56,6 +59,8 @@ public final class AttachmentService: AttachmentRecorder {
         self.random = random
         self.log = log
         self.now = now
+        presigned = metrics?.attachments.labels("presigned")
+        downloads = metrics?.attachments.labels("download")
     }
 
     public func presign(_ request: AttachmentPresignPayload, session: SessionRecord, client: ClientRef,
@@ -74,6 +79,7 @@ public final class AttachmentService: AttachmentRecorder {
                 let url = presigner.presign(method: "PUT", objectKey: objectKey,
                                             headers: headers.map { (name: $0.name, value: $0.value) },
                                             expiresSeconds: ttl, nowSeconds: nowMillis / 1000)
+                presigned?.increment()
                 log.info("attachment_presigned", whisperId: session.whisperId.string,
                          ["objectKey": .string(objectKey), "contentType": .string(request.contentType),
                           "sizeBytes": .int(Int(clamping: request.sizeBytes))])
@@ -97,6 +103,7 @@ public final class AttachmentService: AttachmentRecorder {
                 case .success(false):
                     completion(.failure(.notFound("unknown attachment")))
                 case .success(true):
+                    downloads?.increment()
                     let nowSeconds = now() / 1000
                     let ttl = limits.attachmentDownloadURLTTLSeconds
                     let url = presigner.presign(method: "GET", objectKey: objectKey, expiresSeconds: ttl,
