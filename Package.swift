@@ -23,6 +23,7 @@ let package = Package(
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // MARK: Pure modules (no I/O)
         .target(name: "WhisperProtocol"),
@@ -43,7 +44,7 @@ let package = Package(
             "WhisperServices",
             "CLinux",
             "WhisperProtocol", "WhisperHTTP", "WhisperWebSocket", "WhisperRuntime", "WhisperStorage",
-            "WhisperOps",
+            "WhisperOps", "CCurl",
         ]),
         .executableTarget(name: "whisper-server", dependencies: [
             "WhisperServer", "WhisperOps", "CLinux", "WhisperAdmin",

@@ -7,8 +7,9 @@
 #   postgres.sh  pg_start, pg_stop, pg_running, pg_running_port, pg_url: private PostgreSQL
 #   redis.sh     redis_start, redis_stop, redis_pid, redis_url: private Redis
 #   server.sh    server_start, server_stop: whisper-server in the background
-#   python.sh    autobahn_venv, interop_venv: cached Python tools
+#   python.sh    autobahn_venv, interop_venv, cached_venv, pyenv_python: cached Python tools
 #   coturn.sh    turn_start, turn_stop, turn_pid: private coturn (TURN REST credentials)
+#   localstack.sh  localstack_venv, localstack_start, localstack_stop: private S3 (attachments)
 #   autobahn.sh  autobahn_write_spec, autobahn_evaluate (autobahn_spec.py, autobahn_evaluate.py)
 #
 # Every function prints its errors to stderr and returns non-zero on failure. Every wait is
@@ -36,5 +37,7 @@ source "$WHISPER_REPO_ROOT/scripts/lib/server.sh"
 source "$WHISPER_REPO_ROOT/scripts/lib/python.sh"
 # shellcheck source=scripts/lib/coturn.sh
 source "$WHISPER_REPO_ROOT/scripts/lib/coturn.sh"
+# shellcheck source=scripts/lib/localstack.sh
+source "$WHISPER_REPO_ROOT/scripts/lib/localstack.sh"
 # shellcheck source=scripts/lib/autobahn.sh
 source "$WHISPER_REPO_ROOT/scripts/lib/autobahn.sh"

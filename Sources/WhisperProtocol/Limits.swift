@@ -63,6 +63,23 @@ public struct Limits: Sendable, Equatable {
     /// `attachment.fileKeyBox.ciphertext`, decoded: a boxed 32-byte file key is 48 bytes; the cap
     /// leaves room for a future key format without letting the field carry data.
     public var maxFileKeyBoxCiphertextBytes = 256
+    /// A presigned upload URL is valid this long (`WHISPER_ATTACHMENT_UPLOAD_URL_TTL_SECONDS`;
+    /// the store caps it at 7 days).
+    public var attachmentUploadURLTTLSeconds = 900
+    /// A presigned download URL is valid this long (`WHISPER_ATTACHMENT_DOWNLOAD_URL_TTL_SECONDS`).
+    public var attachmentDownloadURLTTLSeconds = 900
+    /// An object is kept at most this long after its presign (`attachments.expires_at`,
+    /// `WHISPER_ATTACHMENT_RETENTION_SECONDS`).
+    public var attachmentRetentionSeconds: Int64 = 30 * 24 * 3600
+    /// An object no message references is deleted this long after its presign
+    /// (`WHISPER_ATTACHMENT_UNREFERENCED_GRACE_SECONDS`).
+    public var attachmentUnreferencedGraceSeconds: Int64 = 24 * 3600
+    /// The attachment GC runs on one node per this interval (`WHISPER_ATTACHMENT_GC_INTERVAL_SECONDS`).
+    public var attachmentGCIntervalSeconds = 3600
+    /// Objects (and undelivered recipient rows) one GC run looks at; the rest wait for the next.
+    public var attachmentGCBatch = 500
+    /// One S3 DELETE may take this long before it counts as failed (retried next run).
+    public var attachmentDeleteTimeoutSeconds = 10
     /// `POST /reports` `details`: a moderator's note, not a document.
     public var maxReportDetailsBytes = 2_000
     /// Decoded contacts-backup blob.

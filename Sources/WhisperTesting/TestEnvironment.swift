@@ -4,7 +4,8 @@ import WhisperServer
 import WhisperStorage
 
 /// What `scripts/test` sets up for the suite: a throwaway PostgreSQL and Redis
-/// (`WHISPER_TEST_DATABASE_URL`, `WHISPER_TEST_REDIS_URL`) and the path of scripts/services
+/// (`WHISPER_TEST_DATABASE_URL`, `WHISPER_TEST_REDIS_URL`), a LocalStack S3
+/// (`WHISPER_TEST_S3_ENDPOINT`, `WHISPER_TEST_S3_BUCKET`) and the path of scripts/services
 /// (`WHISPER_SERVICES`) for private servers. The one place tests read their environment.
 ///
 /// A missing variable throws `MissingEnvironment`, which fails the test with a message saying
@@ -19,6 +20,15 @@ public enum TestEnvironment {
     /// scripts/services, which starts and stops private PostgreSQL and Redis servers.
     public static var servicesScript: String {
         get throws { try require("WHISPER_SERVICES", example: "$PWD/scripts/services") }
+    }
+
+    /// The LocalStack S3 of this run (`scripts/test` starts it, signature checks on, and creates
+    /// the bucket). Its credentials are LocalStack's fixed `test`/`test`; addressing is path-style.
+    public static var s3Endpoint: String {
+        get throws { try require("WHISPER_TEST_S3_ENDPOINT", example: "http://127.0.0.1:PORT") }
+    }
+    public static var s3Bucket: String {
+        get throws { try require("WHISPER_TEST_S3_BUCKET", example: "whisper-test") }
     }
 
     static func require(_ name: String, example: String) throws(MissingEnvironment) -> String {

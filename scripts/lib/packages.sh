@@ -2,9 +2,10 @@
 # Debian packages: WHISPER_APT_PACKAGES (what the project needs) and ensure_packages.
 # Sourced by scripts/lib.sh after common.sh; do not run it.
 
-# Debian packages the project needs: C libraries for the build, the two servers, and curl.
+# Debian packages the project needs: C libraries for the build (libcurl: the attachment GC's
+# S3 deletes), the two servers, and curl.
 WHISPER_APT_PACKAGES=(
-  libpq-dev libhiredis-dev libsodium-dev libssl-dev zlib1g-dev pkg-config
+  libpq-dev libhiredis-dev libsodium-dev libssl-dev zlib1g-dev libcurl4-openssl-dev pkg-config
   postgresql redis-server
   curl
 )

@@ -16,25 +16,29 @@ _with_lock() {
   ) 9>"$lock"
 }
 
-# python2_bin: the Python 2.7 interpreter Autobahn|Testsuite needs (pyenv's 2.7.18).
-python2_bin() {
-  local root cand
-  if [[ -n "${WHISPER_PYTHON2:-}" ]]; then
-    printf '%s\n' "$WHISPER_PYTHON2"
+# pyenv_python VERSION OVERRIDE NAME: the interpreter in $OVERRIDE if set, else pyenv's VERSION,
+# else NAME on the PATH.
+pyenv_python() {
+  local version=$1 override=$2 name=$3 root cand
+  if [[ -n "${!override:-}" ]]; then
+    printf '%s\n' "${!override}"
     return 0
   fi
   root="${PYENV_ROOT:-}"
   if [[ -z "$root" ]] && command -v pyenv >/dev/null 2>&1; then root="$(pyenv root 2>/dev/null || true)"; fi
-  for cand in "${root:+$root/versions/2.7.18/bin/python}" "$HOME/.pyenv/versions/2.7.18/bin/python" \
-    "$(command -v python2.7 2>/dev/null || true)"; do
+  for cand in "${root:+$root/versions/$version/bin/python}" "$HOME/.pyenv/versions/$version/bin/python" \
+    "$(command -v "$name" 2>/dev/null || true)"; do
     if [[ -n "$cand" && -x "$cand" ]]; then
       printf '%s\n' "$cand"
       return 0
     fi
   done
-  err "Python 2.7 not found (looked for pyenv's 2.7.18); set WHISPER_PYTHON2 to a python2.7 binary"
+  err "Python $version not found (looked for pyenv's $version and $name); set $override to a $name binary"
   return 1
 }
+
+# python2_bin: the Python 2.7 interpreter Autobahn|Testsuite needs (pyenv's 2.7.18).
+python2_bin() { pyenv_python 2.7.18 WHISPER_PYTHON2 python2.7; }
 
 # autobahn_venv: print the path of a virtualenv with wstest installed, installing it on first use.
 autobahn_venv() {
@@ -90,32 +94,41 @@ python3_bin() {
 # interop_venv: print the path of a venv with Tests/interop/requirements.txt installed. The venv
 # is rebuilt when the requirements file or the interpreter changes.
 interop_venv() {
-  local venv="$WHISPER_CACHE_DIR/interop-venv" req="$WHISPER_REPO_ROOT/Tests/interop/requirements.txt" py key
+  local req="$WHISPER_REPO_ROOT/Tests/interop/requirements.txt" py key
   py="$(python3_bin)" || return 1
   key="$(cat "$req" <("$py" -c 'import sys; print(sys.executable, sys.version)') | sha256sum | cut -c1-16)"
-  if [[ "$(cat "$venv/.whisper-ok" 2>/dev/null || true)" == "$key" ]]; then
-    printf '%s\n' "$venv"
-    return 0
+  cached_venv "$WHISPER_CACHE_DIR/interop-venv" "$py" "$key" interop 'import pytest' -r "$req"
+}
+
+# cached_venv VENV PY KEY NAME CHECK PIP_ARGS...: print VENV, first (re)building it under a lock
+# unless it was built for KEY: a venv of PY, `pip install PIP_ARGS`, then the Python statement
+# CHECK must run in it. Parallel runs share the cache; the lock makes one of them install.
+cached_venv() {
+  local venv=$1 key=$3 name=$4
+  if [[ "$(cat "$venv/.whisper-ok" 2>/dev/null || true)" != "$key" ]]; then
+    _with_lock "$WHISPER_CACHE_DIR/$name-venv.lock" _venv_install "$@" || return 1
   fi
-  _with_lock "$WHISPER_CACHE_DIR/interop-venv.lock" _interop_install "$venv" "$py" "$req" "$key" || return 1
   printf '%s\n' "$venv"
 }
 
-_interop_install() {
-  local venv=$1 py=$2 req=$3 key=$4 logf
+_venv_install() {
+  local venv=$1 py=$2 key=$3 name=$4 check=$5 logf t0=$SECONDS
+  shift 5
   [[ "$(cat "$venv/.whisper-ok" 2>/dev/null || true)" == "$key" ]] && return 0
-  logf="$(dirname "$venv")/interop-install.log"
-  log "installing the interop test venv into $venv (log: $logf)"
+  logf="$(dirname "$venv")/$name-install.log"
+  log "installing the $name venv into $venv (log: $logf)"
   rm -rf "$venv"
   mkdir -p "$(dirname "$venv")"
   {
     "$py" -m venv "$venv" &&
-      "$venv/bin/pip" install --disable-pip-version-check -q -r "$req"
+      "$venv/bin/pip" install --disable-pip-version-check -q "$@" &&
+      "$venv/bin/python" -c "$check"
   } >"$logf" 2>&1 </dev/null || {
-    err "interop venv install failed"
+    err "$name venv install failed"
     tail_log "$logf"
     rm -rf "$venv"
     return 1
   }
   printf '%s\n' "$key" >"$venv/.whisper-ok"
+  log "$name venv installed in $((SECONDS - t0))s"
 }

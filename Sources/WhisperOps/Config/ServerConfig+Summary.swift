@@ -14,7 +14,7 @@ extension ServerConfig {
             ("s3", s3.map {
                 "endpoint=\(URLRedaction.redact($0.endpoint)) region=\($0.region) bucket=\($0.bucket) "
                     + "pathStyle=\($0.pathStyle) accessKey=set secretKey=set"
-            } ?? "off (attachments and backups disabled)"),
+            } ?? "off (attachment routes answer 503)"),
             ("logLevel", logLevel.name),
             ("threads", String(threads)),
             ("migrateOnStart", String(migrateOnStart)),

@@ -148,6 +148,18 @@ public struct ServerConfig: Sendable {
                                                       default: limits.nodeHeartbeatSeconds, in: 1...60)
         limits.nodeTTLSeconds = try env.integer("WHISPER_NODE_TTL_SECONDS",
                                                 default: max(limits.nodeTTLSeconds, 3 * limits.nodeHeartbeatSeconds), in: 2...600)
+        limits.attachmentUploadURLTTLSeconds = try env.integer("WHISPER_ATTACHMENT_UPLOAD_URL_TTL_SECONDS",
+                                                               default: limits.attachmentUploadURLTTLSeconds, in: 1...604_800)
+        limits.attachmentDownloadURLTTLSeconds = try env.integer("WHISPER_ATTACHMENT_DOWNLOAD_URL_TTL_SECONDS",
+                                                                 default: limits.attachmentDownloadURLTTLSeconds, in: 1...604_800)
+        limits.attachmentRetentionSeconds = Int64(try env.integer("WHISPER_ATTACHMENT_RETENTION_SECONDS",
+                                                                  default: Int(limits.attachmentRetentionSeconds),
+                                                                  in: 1...3650 * 86_400))
+        limits.attachmentUnreferencedGraceSeconds = Int64(try env.integer(
+            "WHISPER_ATTACHMENT_UNREFERENCED_GRACE_SECONDS", default: Int(limits.attachmentUnreferencedGraceSeconds),
+            in: 0...3650 * 86_400))
+        limits.attachmentGCIntervalSeconds = try env.integer("WHISPER_ATTACHMENT_GC_INTERVAL_SECONDS",
+                                                             default: limits.attachmentGCIntervalSeconds, in: 1...86_400)
         return limits
     }
 
@@ -220,7 +232,9 @@ public struct ServerConfig: Sendable {
             "WHISPER_SESSION_TTL_SECONDS", "WHISPER_MAX_PENDING_PER_USER", "WHISPER_MAX_GROUP_MEMBERS",
             "WHISPER_CALL_RING_TIMEOUT_SECONDS",
             "WHISPER_PRESENCE_MIN_INTERVAL_MS", "WHISPER_PRESENCE_OFFLINE_GRACE_MS", "WHISPER_NODE_HEARTBEAT_SECONDS",
-            "WHISPER_NODE_TTL_SECONDS",
+            "WHISPER_NODE_TTL_SECONDS", "WHISPER_ATTACHMENT_UPLOAD_URL_TTL_SECONDS", "WHISPER_ATTACHMENT_DOWNLOAD_URL_TTL_SECONDS",
+            "WHISPER_ATTACHMENT_RETENTION_SECONDS", "WHISPER_ATTACHMENT_UNREFERENCED_GRACE_SECONDS",
+            "WHISPER_ATTACHMENT_GC_INTERVAL_SECONDS",
         ]
         names.formUnion(S3Settings.variables)
         for action in RateLimitAction.allCases {

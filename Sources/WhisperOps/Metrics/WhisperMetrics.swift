@@ -19,6 +19,7 @@
 /// | `whisper_redis_reconnects_total` | counter | |
 /// | `whisper_postgres_reconnects_total` | counter | |
 /// | `whisper_ed25519_verify_seconds` | histogram | |
+/// | `whisper_attachments_total` | counter | `event` = presigned \| download \| deleted \| delete_failed |
 /// | `process_*` | | see `ProcessMetrics` |
 public struct WhisperMetrics: Sendable {
     public let registry: MetricsRegistry
@@ -37,6 +38,7 @@ public struct WhisperMetrics: Sendable {
     public let redisReconnects: Counter
     public let postgresReconnects: Counter
     public let ed25519Verify: Histogram
+    public let attachments: CounterFamily
 
     /// Routing latency, accept → handed to the recipient's socket or stored: 0.5 ms … 5 s.
     public static let routingLatencyBuckets: [Double] = [
@@ -94,7 +96,13 @@ public struct WhisperMetrics: Sendable {
             "whisper_ed25519_verify_seconds", help: "Time spent verifying one Ed25519 signature.",
             buckets: Self.ed25519VerifyBuckets)
 
+        attachments = registry.counter(
+            "whisper_attachments_total",
+            help: "Attachment URLs signed (presigned, download) and objects the GC deleted or failed to delete.",
+            labelNames: ["event"])
+
         // Series with a known, closed label set exist from the start.
+        for event in ["presigned", "download", "deleted", "delete_failed"] { _ = attachments.labels(event) }
         _ = messagesDelivered.labels("live")
         _ = messagesDelivered.labels("pending")
         for action in RateLimitAction.allCases { _ = rateLimited.labels(action.rawValue) }

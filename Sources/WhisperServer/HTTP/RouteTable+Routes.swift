@@ -13,6 +13,9 @@ extension RouteTable {
         table.add("GET", "/backup/contacts", UserRoutes.downloadContactsBackup)
         table.add("POST", "/reports", maxBodyBytes: ReportPayload.maxBodyBytes(limits: limits), UserRoutes.fileReport)
         table.add("DELETE", "/backup/contacts", UserRoutes.deleteContactsBackup)
+        table.add("POST", "/attachments/presign", maxBodyBytes: AttachmentPresignPayload.maxBodyBytes(limits: limits),
+                  AttachmentRoutes.presign)
+        table.add("GET", "/attachments/{objectKey...}/download", AttachmentRoutes.download)
         return table
     }
 
@@ -31,6 +34,7 @@ extension RouteTable {
         table.add("POST", "/admin/unban", maxBodyBytes: AdminUnbanPayload.maxBodyBytes, AdminRoutes.unban)
         table.add("GET", "/admin/bans", AdminRoutes.bans)
         table.add("GET", "/admin/audit", AdminRoutes.audit)
+        table.add("POST", "/admin/attachments/gc/run", AdminRoutes.attachmentsGC)
         return table
     }
 }

@@ -2,8 +2,8 @@ import WhisperServices
 
 /// The loop's periodic work. The tick drives protocol timers of this loop's connections
 /// (WebSocket keepalive and idle close, HTTP request and idle timeouts) and prunes the
-/// registry; loop 0 of every node also runs the node heartbeat, the call sweep and the
-/// presence sweep.
+/// registry; loop 0 of every node also runs the node heartbeat, the call sweep, the
+/// presence sweep and (with S3 configured) the attachment GC.
 extension LoopContext {
     func startTimers() {
         scheduleTick()
@@ -11,6 +11,35 @@ extension LoopContext {
             heartbeat()
             sweepCalls()
             presenceSweep()
+            if attachmentGC != nil { scheduleAttachmentGC() }
+        }
+    }
+
+    /// Loop 0 of every node, every `Limits.attachmentGCIntervalSeconds` (the first one interval
+    /// after start): the node that takes the Redis lease (PX = the interval) runs the attachment
+    /// GC, so one node per interval does (docs/operations.md "Attachments").
+    private func scheduleAttachmentGC() {
+        let seconds = shared.limits.attachmentGCIntervalSeconds
+        loop.schedule(afterNanoseconds: UInt64(seconds) * 1_000_000_000) { [weak self] in
+            guard let self, let collector = self.attachmentGC else { return }
+            guard self.redis.isConnected else { return self.scheduleAttachmentGC() }
+            self.attachmentGCRedis.acquireLease(millis: Int64(seconds) * 1000) { [weak self] result in
+                guard let self else { return }
+                switch result {
+                case .success(true):
+                    collector.run { [weak self] result in
+                        if case .failure(let error) = result {
+                            self?.shared.log.warn("attachment_gc_failed", ["reason": .string(error.logReason)])
+                        }
+                        self?.scheduleAttachmentGC()
+                    }
+                case .success(false):
+                    self.scheduleAttachmentGC()
+                case .failure(let error):
+                    self.shared.log.warn("attachment_gc_failed", ["reason": .string(error.description)])
+                    self.scheduleAttachmentGC()
+                }
+            }
         }
     }
 

@@ -28,6 +28,17 @@ final class LoopContext {
     let keys: KeyDirectory
     let contactsBackup: ContactsBackupService
     let reports: ReportService
+    /// nil when no S3 store is configured (`WHISPER_S3_*`): the attachment routes answer 503.
+    let attachments: AttachmentService?
+    /// The attachment GC (periodic on loop 0 under a Redis lease, and the admin trigger); nil without S3.
+    private(set) lazy var attachmentGC: AttachmentCollector? = shared.config.s3.map { settings in
+        AttachmentCollector(limits: shared.limits, store: PostgresAttachmentStore(pool: shared.postgres, loop: loop),
+                            ledger: attachmentGCRedis,
+                            objects: S3ObjectDeleter(settings: settings, timeoutSeconds: shared.limits.attachmentDeleteTimeoutSeconds,
+                                                     loop: loop),
+                            log: shared.log, metrics: shared.metrics.base)
+    }
+    private(set) lazy var attachmentGCRedis = RedisAttachmentGC(redis: redis, keys: shared.redisKeys, node: shared.nodeId)
     private(set) lazy var messaging = makeMessagingService()
     /// This loop's group membership cache: read by group sends, dropped per group by change
     /// notices and wholesale after the subscriber reconnects.
@@ -86,12 +97,17 @@ final class LoopContext {
                                            now: { WallTime.now().epochMillis })
         self.reports = ReportService(store: PostgresReportStore(pool: shared.postgres, loop: loop), messages: messageStore,
                                      rateLimiter: rateLimiter)
+        self.attachments = shared.config.s3.map { settings in
+            AttachmentService(settings: settings, limits: limits,
+                              store: PostgresAttachmentStore(pool: shared.postgres, loop: loop), rateLimiter: rateLimiter,
+                              log: shared.log, metrics: shared.metrics.base, now: { WallTime.now().epochMillis })
+        }
         registry.onLeave = { [unowned self] socket, whisperId in self.wentOffline(socket, as: whisperId) }
     }
 
     private func makeMessagingService() -> MessagingService {
         MessagingService(limits: shared.limits, store: messageStore, router: LoopRouter(context: self),
-                         recipients: recipients, groups: groupMembers, rateLimiter: rateLimiter,
+                         recipients: recipients, groups: groupMembers, rateLimiter: rateLimiter, attachments: attachments,
                          verifier: SignatureVerifier(histogram: shared.metrics.base.ed25519Verify), log: shared.log,
                          metrics: shared.metrics.base, now: { WallTime.now().epochMillis })
     }

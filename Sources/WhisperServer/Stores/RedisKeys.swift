@@ -124,5 +124,9 @@ struct RedisKeys: Sendable {
     /// each loop forgets the identity's cached recipient status.
     var banLiftedChannel: [UInt8] { bytes("ban-lifted") }
 
+    /// `attachment-gc-lease` → the node running the periodic attachment GC; PX = the GC
+    /// interval, so one node per interval runs it (docs/operations.md "Attachments").
+    var attachmentGCLease: [UInt8] { bytes("attachment-gc-lease") }
+
     private func bytes(_ suffix: String) -> [UInt8] { Array((prefix + suffix).utf8) }
 }

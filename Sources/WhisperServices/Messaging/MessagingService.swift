@@ -23,6 +23,8 @@ import WhisperProtocol
 ///    recipient's pending queue, record the direct peers, and route `message_received` to the
 ///    recipient's socket (on this node: written here; on another node: published) — and
 ///    only then the sender's `message_accepted`. A repeat gets the same ack and nothing else.
+/// 7. a message carrying `attachment.objectKey`: its recipient is recorded as a reader of the
+///    object if the sender uploaded it (`AttachmentRecorder`, after the ack is decided).
 /// The message stays pending until the recipient's `delivery_receipt` (or the 72 h TTL).
 public final class MessagingService {
     public typealias Completion<T> = (Result<T, ServiceError>) -> Void
@@ -38,6 +40,8 @@ public final class MessagingService {
     /// Group memberships (step 4 of a group message); nil: group messages are refused.
     let groups: GroupDirectory?
     private let rateLimiter: RateLimiter
+    /// Told of every accepted message carrying an attachment (download rights); nil: attachments off.
+    private let attachments: AttachmentRecorder?
     private let verifier: SignatureVerifier
     private let log: Log
     private let now: () -> Int64
@@ -46,14 +50,15 @@ public final class MessagingService {
     private let deliveredFromPending: Counter?
 
     public init(limits: Limits, store: MessageStore, router: MessageRouter, recipients: RecipientDirectory,
-                groups: GroupDirectory? = nil, rateLimiter: RateLimiter, verifier: SignatureVerifier, log: Log,
-                metrics: WhisperMetrics? = nil, now: @escaping () -> Int64) {
+                groups: GroupDirectory? = nil, rateLimiter: RateLimiter, attachments: AttachmentRecorder? = nil,
+                verifier: SignatureVerifier, log: Log, metrics: WhisperMetrics? = nil, now: @escaping () -> Int64) {
         self.limits = limits
         self.store = store
         self.router = router
         self.recipients = recipients
         self.groups = groups
         self.rateLimiter = rateLimiter
+        self.attachments = attachments
         self.verifier = verifier
         self.log = log
         self.now = now
@@ -132,6 +137,8 @@ public final class MessagingService {
                     router.deliver(MessageFrames.messageReceived(deliveryPayload: message.deliveryPayload), to: message.to,
                                    at: route, kind: .message, receivedAtMicros: receivedAtMicros)
                 }
+                // After the accept, off the path of messages without attachments (docs/protocol.md "Attachments").
+                if message.attachment != nil { attachments?.recordRecipient(of: message) }
                 // Per-message lines: their fields are built only when the level is on.
                 if log.isEnabled(.info) {
                     log.info("message_accepted", connId: client.connection.connection, whisperId: message.from.string,
