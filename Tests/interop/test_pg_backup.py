@@ -8,31 +8,18 @@ from __future__ import annotations
 import json
 import os
 import pathlib
-import secrets
 import subprocess
-import urllib.parse
 import urllib.request
 
 import pytest
 
-from conftest import REPO, Server
+from conftest import REPO, Server, start_private_server
+from databases import database_name, private_database, psql
 from helpers import open_ws, run
 from identity import Identity, b64, login
 
 BACKUP = REPO / "deploy" / "whisper-pg-backup.sh"
 DUMP_TIMEOUT = 120
-
-
-def with_database(url: str, name: str) -> str:
-    parts = urllib.parse.urlsplit(url)
-    return urllib.parse.urlunsplit(parts._replace(path="/" + name))
-
-
-def psql(url: str, sql: str) -> str:
-    out = subprocess.run(["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", sql],
-                         capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
-    assert out.returncode == 0, f"psql {sql!r}: {out.stderr}"
-    return out.stdout.strip()
 
 
 def backup(database_url: str, directory: pathlib.Path, **env: str) -> subprocess.CompletedProcess:
@@ -47,22 +34,10 @@ def dumps(directory: pathlib.Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def private_database(server_config):
-    """A database of this module's own on the test cluster (role `whisper` may CREATEDB), so
-    dropping it touches no other test's data."""
-    admin_url = server_config["database_url"]
-    name = f"whisper_backup_{secrets.token_hex(4)}"
-    psql(admin_url, f"CREATE DATABASE {name}")
-    yield with_database(admin_url, name)
-    psql(admin_url, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-
-
-def start_server(server_config, name: str, database_url: str) -> Server:
-    server = Server(server_config["binary"], name, False, server_config["log_dir"], database_url,
-                    server_config["redis_url"])
-    server.env["WHISPER_REDIS_PREFIX"] = f"{name}-{os.getpid()}:"
-    server.start()
-    return server
+def private_db(server_config):
+    """A database of this module's own, so dropping it touches no other test's data."""
+    with private_database(server_config["database_url"], "whisper_backup") as url:
+        yield url
 
 
 def get_keys(server: Server, token: str, whisper_id: str) -> dict:
@@ -73,42 +48,42 @@ def get_keys(server: Server, token: str, whisper_id: str) -> dict:
         return json.loads(resp.read())
 
 
-def test_backup_dropped_database_restore_identity_logs_in_again(server_config, private_database, tmp_path):
+def test_backup_dropped_database_restore_identity_logs_in_again(server_config, private_db, tmp_path):
     ident = Identity()
 
     async def register(server: Server, whisper_id: str | None = None) -> tuple[str, str]:
         async with open_ws(server.ws_url) as ws:
             return await login(ws, ident.on_new_device() if whisper_id else ident, whisper_id)
 
-    before = start_server(server_config, "pg-backup-before", private_database)
+    before = start_private_server(server_config, "pg-backup-before", private_db)
     try:
         whisper_id, token = run(register(before))
         assert get_keys(before, token, whisper_id)["signPublicKey"] == b64(ident.key.public_key)
     finally:
         assert before.terminate() == 0, before.log_tail()
 
-    done = backup(private_database, tmp_path)
+    done = backup(private_db, tmp_path)
     assert done.returncode == 0, done.stderr
     assert len(dumps(tmp_path)) == 1 and "wrote " in done.stdout, done.stdout
     dump = tmp_path / dumps(tmp_path)[0]
 
     # Disaster: the database is gone. Recreate it empty, as the restore steps say.
     admin_url = server_config["database_url"]
-    name = urllib.parse.urlsplit(private_database).path.lstrip("/")
+    name = database_name(private_db)
     psql(admin_url, f"DROP DATABASE {name} WITH (FORCE)")
     psql(admin_url, f"CREATE DATABASE {name}")
-    assert psql(private_database, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'") == "0"
+    assert psql(private_db, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'") == "0"
 
-    restored = subprocess.run(["pg_restore", "--exit-on-error", "--no-owner", "--dbname", private_database, str(dump)],
+    restored = subprocess.run(["pg_restore", "--exit-on-error", "--no-owner", "--dbname", private_db, str(dump)],
                               capture_output=True, text=True, timeout=DUMP_TIMEOUT, stdin=subprocess.DEVNULL)
     assert restored.returncode == 0, restored.stderr
     env = {k: v for k, v in os.environ.items() if k != "WHISPER_MIGRATE_ON_START"}
-    env["WHISPER_DATABASE_URL"] = private_database
+    env["WHISPER_DATABASE_URL"] = private_db
     migrated = subprocess.run([str(server_config["binary"]), "migrate"], env=env, capture_output=True, text=True,
                               timeout=60, stdin=subprocess.DEVNULL)
     assert migrated.returncode == 0, migrated.stderr
 
-    after = start_server(server_config, "pg-backup-after", private_database)
+    after = start_private_server(server_config, "pg-backup-after", private_db)
     try:
         again, new_token = run(register(after, whisper_id))
         assert again == whisper_id
@@ -119,14 +94,14 @@ def test_backup_dropped_database_restore_identity_logs_in_again(server_config, p
         assert after.terminate() == 0, after.log_tail()
 
 
-def test_backup_retention_keeps_newest_n_and_drops_older_than_n_days(private_database, tmp_path):
+def test_backup_retention_keeps_newest_n_and_drops_older_than_n_days(private_db, tmp_path):
     old = ["whisper-20200101T000000Z.dump", "whisper-20240301T120000Z.dump", "whisper-20991231T000000Z.dump"]
     for name in old:
         (tmp_path / name).write_bytes(b"fake")
     (tmp_path / "whisper-notes.txt").write_text("not a dump: never pruned")
 
     # By count: the newest 2 stay (the 2099 fake sorts newest, then today's real dump).
-    done = backup(private_database, tmp_path, WHISPER_BACKUP_KEEP="2")
+    done = backup(private_db, tmp_path, WHISPER_BACKUP_KEEP="2")
     assert done.returncode == 0, done.stderr
     kept = dumps(tmp_path)
     assert len(kept) == 2 and "whisper-20991231T000000Z.dump" in kept, kept
@@ -135,7 +110,7 @@ def test_backup_retention_keeps_newest_n_and_drops_older_than_n_days(private_dat
 
     # By age: a 2024 dump is older than 30 days, today's and the 2099 one are not; no count limit.
     (tmp_path / "whisper-20240301T120000Z.dump").write_bytes(b"fake")
-    done = backup(private_database, tmp_path, WHISPER_BACKUP_KEEP="0", WHISPER_BACKUP_KEEP_DAYS="30")
+    done = backup(private_db, tmp_path, WHISPER_BACKUP_KEEP="0", WHISPER_BACKUP_KEEP_DAYS="30")
     assert done.returncode == 0, done.stderr
     assert "whisper-20240301T120000Z.dump" not in dumps(tmp_path)
     assert today in dumps(tmp_path) and len(dumps(tmp_path)) == 3, dumps(tmp_path)
