@@ -63,6 +63,10 @@ import WhisperTesting
         // Decided from Content-Length alone, before any body byte is sent.
         let declared = try Self.call(server, "PUT", token: alice.token, body: "", contentLength: 7_000_000)
         #expect(declared.status == 413)
+        // One code for "too large", however it was found (docs/protocol.md "HTTP").
+        for response in [over, declared] {
+            #expect((response.json?["error"] as? [String: Any])?["code"] as? String == "PAYLOAD_TOO_LARGE", "\(response.text)")
+        }
         // The largest response the server sends: a full backup, in one piece.
         let full = try Self.call(server, "GET", token: alice.token)
         #expect(full.status == 200)

@@ -67,6 +67,19 @@ import WhisperTesting
         #expect(response.status == 413)
     }
 
+    @Test func bodyToAMethodOrPathNoRouteTakes_gets405Or404_not413() async throws {
+        let server = try await TestServer()
+        defer { server.stop() }
+        let wrongMethod = try TestHTTP.request(port: server.publicPort,
+                                               "POST /health HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\n{}")
+        #expect(wrongMethod.status == 405)
+        #expect(wrongMethod.headers["allow"]?.contains("GET") == true)
+        let wrongPath = try TestHTTP.request(port: server.publicPort,
+                                             "POST /report HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\n{}")
+        #expect(wrongPath.status == 404)
+        #expect((wrongPath.json?["error"] as? [String: Any])?["code"] as? String == "NOT_FOUND")
+    }
+
     @Test func pipelinedRequests_areAnsweredInOrder_onOneConnection() async throws {
         let server = try await TestServer()
         defer { server.stop() }

@@ -171,6 +171,17 @@ def _make(server_config, name: str, echo: bool) -> Server:
                   server_config["database_url"], server_config["redis_url"])
 
 
+def start_private_server(server_config, name: str, database_url: str, **env: str) -> Server:
+    """A started server (normal mode) on `database_url` with a Redis key space of its own and
+    `env` added; the caller stops it."""
+    server = Server(server_config["binary"], name, False, server_config["log_dir"], database_url,
+                    server_config["redis_url"])
+    server.env["WHISPER_REDIS_PREFIX"] = f"{name}-{os.getpid()}:"
+    server.env.update(env)
+    server.start()
+    return server
+
+
 def _session_server(server_config, name: str, echo: bool):
     server = _make(server_config, name, echo)
     server.start()

@@ -17,6 +17,9 @@ final class HTTPDriver: ConnectionDelegate {
     /// When the first byte of the request being received arrived (0 = between requests).
     private var requestStartedAt: UInt64 = 0
     private var lastActivity: UInt64
+    /// The 404/405 of a request whose body no route takes, so that it gets that answer rather
+    /// than 413 (docs/protocol.md "HTTP"); its body is not read, so the connection closes.
+    private var unroutedBody: HTTPResponse?
 
     init(connection: Connection, listener: ListenerKind, context: LoopContext) {
         self.connection = connection
@@ -45,12 +48,23 @@ final class HTTPDriver: ConnectionDelegate {
     private func processBuffered() {
         while !awaitingResponse, !closing, !connection.isClosed {
             let shared = context.shared
-            switch parser.next(bodyLimit: { shared.bodyLimit(for: $0, listener: self.listener) }) {
+            unroutedBody = nil
+            switch parser.next(bodyLimit: { [self] head in
+                let limit = shared.bodyLimit(for: head, listener: listener)
+                if head.contentLength > limit {
+                    unroutedBody = shared.routes(for: listener).unrouted(method: head.method, path: head.path)
+                }
+                return limit
+            }) {
             case .needMoreData:
                 if parser.bufferedByteCount == 0 { requestStartedAt = 0 }
                 return
             case .error(let error):
-                respond(.parseError(error), keepAlive: false, version: .http1_1)
+                if case .bodyTooLarge = error, let unroutedBody {
+                    respond(unroutedBody, keepAlive: false, version: .http1_1)
+                } else {
+                    respond(.parseError(error), keepAlive: false, version: .http1_1)
+                }
                 return
             case .request(let request):
                 requestStartedAt = parser.bufferedByteCount > 0 ? connection.loop.now : 0

@@ -29,13 +29,20 @@ struct RouteTable: Sendable {
     }
 
     func dispatch(_ request: HTTPRequest, client: ClientRef, context: LoopContext, respond: @escaping Respond) {
-        switch router.match(method: request.method, path: request.path) {
-        case .found(let route, let parameters):
+        if case .found(let route, let parameters) = router.match(method: request.method, path: request.path) {
             route.handler(RouteRequest(http: request, parameters: parameters, client: client), context, respond)
-        case .methodNotAllowed(let allowed):
-            respond(.methodNotAllowed(allowed: allowed))
-        case .notFound:
-            respond(.error(status: .notFound, code: "NOT_FOUND", message: "no such endpoint"))
+        } else if let miss = unrouted(method: request.method, path: request.path) {
+            respond(miss)
+        }
+    }
+
+    /// The answer to a request no route takes: 405 with `Allow` when the path takes other
+    /// methods, else 404; nil when a route takes it.
+    func unrouted(method: String, path: some StringProtocol) -> HTTPResponse? {
+        switch router.match(method: method, path: path) {
+        case .found: nil
+        case .methodNotAllowed(let allowed): .methodNotAllowed(allowed: allowed)
+        case .notFound: .error(status: .notFound, code: "NOT_FOUND", message: "no such endpoint")
         }
     }
 }

@@ -41,8 +41,8 @@ enum UserRoutes {
                 backup = try ContactsBackupPayload(body: request.http.body, limits: context.shared.limits)
             } catch {
                 if case .tooLarge = error {
-                    return respond(.error(status: .contentTooLarge, code: ErrorCode.invalidPayload.rawValue,
-                                          message: error.message))
+                    // The same code as a Content-Length over the cap (HTTPParseError.bodyTooLarge).
+                    return respond(.error(status: .contentTooLarge, code: "PAYLOAD_TOO_LARGE", message: error.message))
                 }
                 return respond(.failure(.invalidPayload(error), context: context))
             }
