@@ -204,6 +204,7 @@ import WhisperTesting
             #expect(try Self.presign(server, token: alice.token, body: Self.presignBody(contentType: type, sizeBytes: Int64(cap))).status == 200)
             let over = try Self.presign(server, token: alice.token, body: Self.presignBody(contentType: type, sizeBytes: Int64(cap + 1)))
             #expect(over.status == 413, "\(type): \(over.text)")
+            #expect(Self.code(over) == "PAYLOAD_TOO_LARGE")
         }
         // The session still works afterwards.
         #expect(try Self.presign(server, token: alice.token, body: Self.presignBody(sizeBytes: 1)).status == 200)

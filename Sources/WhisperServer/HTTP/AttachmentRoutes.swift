@@ -14,10 +14,7 @@ enum AttachmentRoutes {
             do throws(PayloadError) {
                 body = try AttachmentPresignPayload(body: request.http.body, limits: context.shared.limits)
             } catch {
-                if case .tooLarge(field: "sizeBytes", _) = error {
-                    return respond(.error(status: .contentTooLarge, code: ErrorCode.invalidPayload.rawValue,
-                                          message: error.message))
-                }
+                if case .tooLarge(field: "sizeBytes", _) = error { return respond(.payloadTooLarge(error.message)) }
                 return respond(.failure(.invalidPayload(error), context: context))
             }
             attachments.presign(body, session: session, client: request.client) { result in

@@ -13,4 +13,11 @@ extension HTTPResponse {
         }
         return .error(status: HTTPStatus(code: error.code.httpStatus), code: error.code.rawValue, message: message)
     }
+
+    /// 413 for a body whose decoded content is over its cap: the same code as a
+    /// `Content-Length` over the route's cap (`HTTPParseError.bodyTooLarge`), so a client sees
+    /// one 413 whichever check caught it.
+    static func payloadTooLarge(_ message: String) -> HTTPResponse {
+        .error(status: .contentTooLarge, code: HTTPParseError.bodyTooLarge(limit: 0).errorCode, message: message)
+    }
 }

@@ -40,10 +40,7 @@ enum UserRoutes {
             do throws(PayloadError) {
                 backup = try ContactsBackupPayload(body: request.http.body, limits: context.shared.limits)
             } catch {
-                if case .tooLarge = error {
-                    // The same code as a Content-Length over the cap (HTTPParseError.bodyTooLarge).
-                    return respond(.error(status: .contentTooLarge, code: "PAYLOAD_TOO_LARGE", message: error.message))
-                }
+                if case .tooLarge = error { return respond(.payloadTooLarge(error.message)) }
                 return respond(.failure(.invalidPayload(error), context: context))
             }
             context.contactsBackup.upload(backup, session: session, client: request.client) { result in
