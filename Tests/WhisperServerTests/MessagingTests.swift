@@ -280,4 +280,21 @@ import WhisperTesting
         }
         #expect(gauge == 1)
     }
+
+    @Test func fetchPending_isRateLimitedPerIdentity_withRetryAfter_andTheSocketKeepsWorking() async throws {
+        let server = try await TestServer(["WHISPER_RATE_FETCH": "2/60"])
+        defer { server.stop() }
+        let bob = try Phone.online(server)
+        for _ in 0..<2 { #expect(try bob.ws.fetchPending(token: bob.token).frameType == "pending_messages") }
+        let refused = try bob.ws.fetchPending(token: bob.token)
+        #expect(refused.errorCode == "RATE_LIMITED", "\(refused)")
+        #expect(refused["requestId"] as? String == "fetch")
+        let retryAfter = refused.payload["retryAfterMs"] as? Int64 ?? -1
+        #expect(retryAfter > 55_000 && retryAfter <= 60_000, "\(retryAfter)")
+        #expect(try Identity.metricValue(server, #"whisper_rate_limited_total{action="fetch"}"#) == 1)
+        try bob.expectQuiet()
+        // Another identity from the same address has its own FETCH budget per whisperId.
+        let carol = try Phone.online(server)
+        #expect(try carol.ws.fetchPending(token: carol.token).frameType == "pending_messages")
+    }
 }
