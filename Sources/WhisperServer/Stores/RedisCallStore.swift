@@ -43,13 +43,11 @@ final class RedisCallStore: CallStore {
     }
 
     /// This node and the routing prefixes, as the scripts take them.
-    private var routing: [[UInt8]] {
-        [Array(node.utf8), Array(keys.nodePrefix.utf8), Array(keys.deliveryChannelPrefix.utf8)]
-    }
+    private var routing: [[UInt8]] { keys.routing(from: node) }
 
     func initiate(_ offer: CallOffer, completion: @escaping StoreCompletion<CallStoreOutcome>) {
         let scriptKeys = [keys.call(offer.callId), keys.route(offer.callee), keys.callDeadlines, keys.heldCalls(offer.callee)]
-            + Self.limitKeys(offer.rateLimit, keys)
+            + keys.rateLimits(offer.rateLimit.buckets)
         let arguments: [[UInt8]] = [
             Array(offer.caller.string.utf8), Array(offer.callee.string.utf8), Array(offer.callIdText.utf8),
             Array(offer.callId.string.utf8), offer.frame, Self.text(settings.ringTimeoutMillis),
@@ -62,7 +60,7 @@ final class RedisCallStore: CallStore {
 
     func signal(_ signal: CallSignal, completion: @escaping StoreCompletion<CallStoreOutcome>) {
         let scriptKeys = [keys.call(signal.callId), keys.route(signal.to), keys.callDeadlines, keys.callCandidates(signal.callId),
-                          keys.heldCalls(signal.from), keys.heldCalls(signal.to)] + Self.limitKeys(signal.rateLimit, keys)
+                          keys.heldCalls(signal.from), keys.heldCalls(signal.to)] + keys.rateLimits(signal.rateLimit.buckets)
         let arguments: [[UInt8]] = [
             Array(Self.scriptKind(signal.kind).utf8), Array(signal.from.string.utf8), Array(signal.to.string.utf8),
             Array(signal.callId.string.utf8), signal.frame, Self.text(settings.answeredTTLMillis),
@@ -153,10 +151,6 @@ final class RedisCallStore: CallStore {
         case .iceCandidate: return "ice"
         case .end: return "end"
         }
-    }
-
-    private static func limitKeys(_ charge: RateLimitCharge, _ keys: RedisKeys) -> [[UInt8]] {
-        charge.buckets.map { keys.rateLimit(subject: $0.subject, action: $0.action) }
     }
 
     private static func text(_ value: Int64) -> [UInt8] { RedisMessageStore.text(value) }

@@ -27,7 +27,7 @@ final class RedisChallengeStore: ChallengeStore {
 
     func put(_ id: CanonicalUUID, value: [UInt8], ttlSeconds: Int64, rateLimit: RateLimitCharge,
              completion: @escaping StoreCompletion<RateLimitDecision>) {
-        let scriptKeys = [keys.challenge(id)] + rateLimit.buckets.map { keys.rateLimit(subject: $0.subject, action: $0.action) }
+        let scriptKeys = [keys.challenge(id)] + keys.rateLimits(rateLimit.buckets)
         let arguments = [value, Array(String(ttlSeconds).utf8), Array(rateLimit.nonce.utf8)]
             + RedisRateLimitStore.limitArguments(rateLimit.buckets)
         redis.evalScript(Self.put, keys: scriptKeys, arguments: arguments) { result in

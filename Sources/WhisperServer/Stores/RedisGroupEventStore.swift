@@ -36,8 +36,8 @@ final class RedisGroupEventStore: GroupEventStore {
         // that some cache still holds.
         let epoch = deleted ? "" : random.hex(12)
         let arguments: [[UInt8]] = [
-            Array(epoch.utf8), keys.groupChangeChannel, Array(groupId.string.utf8), event, Array(node.utf8),
-            Array(keys.nodePrefix.utf8), Array(keys.deliveryChannelPrefix.utf8),
+            Array(epoch.utf8), keys.groupChangeChannel, Array(groupId.string.utf8), event,
+        ] + keys.routing(from: node) + [
             RedisMessageStore.text(eventTTLMillis), RedisMessageStore.text(Int64(maxEventsPerUser)),
         ] + recipients.map { Array($0.string.utf8) }
         redis.evalScript(GroupScripts.announce, keys: scriptKeys, arguments: arguments) { result in

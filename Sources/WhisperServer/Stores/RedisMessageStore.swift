@@ -39,11 +39,11 @@ final class RedisMessageStore: MessageStore {
         let scriptKeys = [keys.message(from: message.from, id: message.messageId), keys.pending(message.to),
                           keys.route(message.to), keys.peers(message.from), keys.peers(message.to), keys.pendingCount,
                           keys.pendingIndex] + (message.group.map { [keys.groupEpoch($0.groupId)] } ?? [])
-            + message.rateLimit.buckets.map { keys.rateLimit(subject: $0.subject, action: $0.action) }
+            + keys.rateLimits(message.rateLimit.buckets)
         let arguments: [[UInt8]] = [
             Array(message.to.string.utf8), Array(message.from.string.utf8), message.deliveryPayload,
             Self.text(settings.pendingTTLMillis), Self.text(settings.peerTTLMillis), Self.text(Int64(settings.maxPendingPerUser)),
-            Array(node.utf8), Array(keys.nodePrefix.utf8), Array(keys.deliveryChannelPrefix.utf8),
+        ] + keys.routing(from: node) + [
             Self.text(message.receivedAtMicros), Array(message.rateLimit.nonce.utf8), Array((message.group?.epoch ?? "").utf8),
         ] + RedisRateLimitStore.limitArguments(message.rateLimit.buckets)
         redis.evalScript(MessageScripts.accept, keys: scriptKeys, arguments: arguments) { result in
@@ -89,7 +89,7 @@ final class RedisMessageStore: MessageStore {
                           keys.route(receipt.sender), keys.events(receipt.sender), keys.pendingCount]
         let arguments: [[UInt8]] = [
             Array(receipt.recipient.string.utf8), Array(receipt.status.rawValue.utf8), receipt.notification,
-            Array(node.utf8), Array(keys.nodePrefix.utf8), Array(keys.deliveryChannelPrefix.utf8),
+        ] + keys.routing(from: node) + [
             Self.text(settings.eventTTLMillis), Self.text(Int64(settings.maxEventsPerUser)),
             Array(receipt.sender.string.utf8),
         ]

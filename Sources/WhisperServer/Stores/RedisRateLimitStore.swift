@@ -73,7 +73,7 @@ final class RedisRateLimitStore: RateLimitStore {
     func hit(_ buckets: [RateLimitBucket], nonce: String, completion: @escaping StoreCompletion<RateLimitDecision>) {
         guard !buckets.isEmpty else { return redis.loop.deferToEndOfIteration { completion(.success(.allowed)) } }
         let arguments = [Array(nonce.utf8)] + Self.limitArguments(buckets)
-        let redisKeys = buckets.map { keys.rateLimit(subject: $0.subject, action: $0.action) }
+        let redisKeys = keys.rateLimits(buckets)
         redis.evalScript(Self.script, keys: redisKeys, arguments: arguments) { result in
             switch RedisReplies.value(result) {
             case .success(let value):

@@ -18,12 +18,11 @@ final class RedisTypingStore: TypingStore {
 
     func relay(_ signal: TypingSignal, minIntervalMillis: Int64, completion: @escaping StoreCompletion<TypingOutcome>) {
         let scriptKeys = [keys.peers(signal.from), keys.typing(from: signal.from, to: signal.to), keys.route(signal.to)]
-            + signal.rateLimit.buckets.map { keys.rateLimit(subject: $0.subject, action: $0.action) }
+            + keys.rateLimits(signal.rateLimit.buckets)
         let arguments: [[UInt8]] = [
             Array(signal.to.string.utf8), signal.frame, RedisMessageStore.text(minIntervalMillis),
-            RedisMessageStore.text(peerWindowMillis), Array(node.utf8), Array(keys.nodePrefix.utf8),
-            Array(keys.deliveryChannelPrefix.utf8), Array(signal.rateLimit.nonce.utf8),
-        ] + RedisRateLimitStore.limitArguments(signal.rateLimit.buckets)
+            RedisMessageStore.text(peerWindowMillis),
+        ] + keys.routing(from: node) + [Array(signal.rateLimit.nonce.utf8)] + RedisRateLimitStore.limitArguments(signal.rateLimit.buckets)
         redis.evalScript(MessageScripts.typing, keys: scriptKeys, arguments: arguments) { result in
             completion(RedisReplies.tagged(result) { status, items -> TypingOutcome? in
                 switch status {
