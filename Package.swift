@@ -71,7 +71,7 @@ let package = Package(
         .testTarget(name: "WhisperOpsTests", dependencies: ["WhisperOps", "WhisperProtocol"]),
         .testTarget(name: "WhisperRuntimeTests", dependencies: ["WhisperRuntime", "WhisperTesting"]),
         .testTarget(name: "WhisperStorageTests", dependencies: ["WhisperStorage", "WhisperRuntime", "WhisperOps", "WhisperTesting"]),
-        .testTarget(name: "WhisperServicesTests", dependencies: ["WhisperServices", "WhisperProtocol", "WhisperOps", "CSodium", "WhisperTesting"]),
+        .testTarget(name: "WhisperServicesTests", dependencies: ["WhisperServices", "WhisperProtocol", "WhisperOps", "CSodium", "COpenSSL", "WhisperTesting"]),
         .testTarget(name: "WhisperBenchTests", dependencies: ["WhisperBench", "WhisperTesting", "WhisperProtocol", "WhisperWebSocket", "WhisperAdmin"]),
         .testTarget(name: "WhisperAdminTests", dependencies: ["WhisperAdmin", "WhisperProtocol"]),
         .testTarget(name: "WhisperServerTests", dependencies: ["WhisperServer", "WhisperServices", "WhisperStorage", "WhisperProtocol", "WhisperTesting"]),

@@ -3,6 +3,9 @@
 #include <openssl/sha.h>
 #include <openssl/hmac.h>
 #include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/ecdsa.h>
+#include <openssl/bn.h>
 
 // Function-like macros do not import into Swift: wrap them once here.
 static inline long whisper_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {

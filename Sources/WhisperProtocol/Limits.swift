@@ -181,6 +181,24 @@ public struct Limits: Sendable, Equatable {
     /// Every node sweeps due presence announcements and dead nodes this often.
     public var presenceSweepIntervalMillis: Int64 = 1_000
 
+    // MARK: Push (docs/protocol.md "Push")
+    /// At most one message wake-up per user per this window, cluster-wide; calls are never
+    /// coalesced (`WHISPER_PUSH_COALESCE_SECONDS`).
+    public var pushCoalesceSeconds = 30
+    /// Jobs waiting for one provider's sender; a job beyond it is dropped and counted.
+    public var pushQueueCapacity = 10_000
+    /// Attempts per push, the first included (429, 5xx and transport errors are retried).
+    public var pushMaxAttempts = 4
+    /// The first retry waits about this long (with jitter), each next one twice as long…
+    public var pushRetryBaseMillis: Int64 = 500
+    /// …and no retry waits longer, whatever `Retry-After` asks for.
+    public var pushRetryMaxMillis: Int64 = 60_000
+    /// One request to a provider (or its OAuth endpoint), connection included.
+    public var pushRequestTimeoutSeconds = 10
+    /// A message wake-up that APNs cannot deliver now is kept by Apple this long (the pending
+    /// queue's TTL is longer: the app fetches whatever is there when it wakes).
+    public var pushWakeExpirySeconds = 24 * 3600
+
     public init() {}
 
     /// The defaults: for tests and tools. The server uses `ServerConfig.limits`.

@@ -31,11 +31,14 @@ final class ServerShared: Sendable {
     let redisKeys: RedisKeys
     /// Hands routed frames to the loop holding the socket.
     let deliveryHub = DeliveryHub()
+    /// The push providers' senders; nil when none is configured (docs/protocol.md "Push").
+    let push: PushSenders?
     private let publicRoutes: RouteTable
     private let adminRoutes: RouteTable
     private let draining = Atomic<Bool>(false)
 
-    init(config: ServerConfig, log: Log, metrics: ServerMetrics, postgres: PostgresPool?, migrator: Migrator?) {
+    init(config: ServerConfig, log: Log, metrics: ServerMetrics, postgres: PostgresPool?, migrator: Migrator?,
+         push: PushSenders?) {
         let limits = config.limits
         self.config = config
         self.limits = limits
@@ -43,6 +46,7 @@ final class ServerShared: Sendable {
         self.metrics = metrics
         self.postgres = postgres
         self.migrator = migrator
+        self.push = push
         self.gateway = Gateway(echo: config.testEcho, limits: limits, metrics: metrics)
         self.httpLimits = HTTPLimits(maxHeaderBytes: limits.maxHTTPHeaderBytes, maxHeaderCount: limits.maxHTTPHeaderCount,
                                      defaultMaxBodyBytes: limits.maxHTTPBodyBytes)

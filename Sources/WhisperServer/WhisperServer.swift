@@ -28,11 +28,14 @@ public final class WhisperServer: Sendable {
         let storageLog = WhisperServer.storageLog(log)
         let postgres = config.databaseURL.map { PostgresPool(url: $0, size: config.postgresPoolSize, log: storageLog) }
         let migrator = try postgres.map { try Migrator(pool: $0, directory: MigrationsDirectory.locate(), log: storageLog) }
-        let shared = ServerShared(config: config, log: log, metrics: serverMetrics, postgres: postgres, migrator: migrator)
-        self.shared = shared
         let group = try EventLoopGroup(threads: config.threads)
         self.group = group
         group.start()
+        let push = try PushSenders.start(settings: config.push, limits: config.limits, metrics: metrics, postgres: postgres,
+                                         loop: group.loops[0], log: log)
+        let shared = ServerShared(config: config, log: log, metrics: serverMetrics, postgres: postgres, migrator: migrator,
+                                  push: push)
+        self.shared = shared
 
         let tls = try config.tls.map { try TLSContext(certificatePath: $0.certificatePath, keyPath: $0.keyPath) }
         var publicAddress = try SocketAddress(host: config.publicAddress.host, port: Int(config.publicAddress.port))

@@ -15,6 +15,8 @@ import WhisperProtocol
 /// | `WHISPER_TURN_SECRET`, `WHISPER_TURN_URLS` | — | coturn shared secret and comma-separated URIs, both or neither |
 /// | `WHISPER_TURN_TTL_SECONDS` | 43200 | lifetime of issued TURN credentials, 1–604800 |
 /// | `WHISPER_S3_*` | — | object store, see `S3Settings` |
+/// | `WHISPER_APNS_*`, `WHISPER_FCM_*`, `WHISPER_PUSH_CA_FILE` | — | push providers, see `PushSettings` |
+/// | `WHISPER_PUSH_COALESCE_SECONDS` | 30 | at most one message wake-up per user per this window, 1–86400 |
 /// | `WHISPER_LOG_LEVEL` | `info` | `debug`, `info`, `warn`, `error` |
 /// | `WHISPER_THREADS` | usable cores | event-loop threads, 1–1024 |
 /// | `WHISPER_MIGRATE_ON_START` | false | run migrations before `serve` listens |
@@ -50,6 +52,8 @@ public struct ServerConfig: Sendable {
     public var tls: TLSFiles?
     public var turn: TurnSettings?
     public var s3: S3Settings?
+    /// Push providers; each one nil when not configured (that provider is disabled).
+    public var push: PushSettings
     public var logLevel: LogLevel
     public var threads: Int
     public var migrateOnStart: Bool
@@ -87,6 +91,7 @@ public struct ServerConfig: Sendable {
             tls: try TLSFiles.load(from: env),
             turn: try TurnSettings.load(from: env),
             s3: try S3Settings.load(from: env),
+            push: try PushSettings.load(from: env),
             logLevel: logLevel,
             threads: try env.integer("WHISPER_THREADS", default: max(1, defaultThreads), in: 1...1024),
             migrateOnStart: try env.bool("WHISPER_MIGRATE_ON_START", default: false),
@@ -160,6 +165,8 @@ public struct ServerConfig: Sendable {
             in: 0...3650 * 86_400))
         limits.attachmentGCIntervalSeconds = try env.integer("WHISPER_ATTACHMENT_GC_INTERVAL_SECONDS",
                                                              default: limits.attachmentGCIntervalSeconds, in: 1...86_400)
+        limits.pushCoalesceSeconds = try env.integer("WHISPER_PUSH_COALESCE_SECONDS",
+                                                     default: limits.pushCoalesceSeconds, in: 1...86_400)
         return limits
     }
 
@@ -234,9 +241,10 @@ public struct ServerConfig: Sendable {
             "WHISPER_PRESENCE_MIN_INTERVAL_MS", "WHISPER_PRESENCE_OFFLINE_GRACE_MS", "WHISPER_NODE_HEARTBEAT_SECONDS",
             "WHISPER_NODE_TTL_SECONDS", "WHISPER_ATTACHMENT_UPLOAD_URL_TTL_SECONDS", "WHISPER_ATTACHMENT_DOWNLOAD_URL_TTL_SECONDS",
             "WHISPER_ATTACHMENT_RETENTION_SECONDS", "WHISPER_ATTACHMENT_UNREFERENCED_GRACE_SECONDS",
-            "WHISPER_ATTACHMENT_GC_INTERVAL_SECONDS",
+            "WHISPER_ATTACHMENT_GC_INTERVAL_SECONDS", "WHISPER_PUSH_COALESCE_SECONDS",
         ]
         names.formUnion(S3Settings.variables)
+        names.formUnion(PushSettings.variables)
         for action in RateLimitAction.allCases {
             for scope in RateLimitScope.allCases { names.insert(scope.variable(for: action)) }
         }

@@ -5,10 +5,13 @@ import WhisperServices
 /// frames, `DeliveryHub` for other loops' and other nodes').
 extension LoopContext {
     /// Writes a routed frame to `user`'s sockets on this loop. Nobody there (the socket just
-    /// closed): a message stays in the pending queue; an event is kept for the next login.
+    /// closed): a message stays in the pending queue; an event is kept for the next login;
+    /// either wakes the user by push.
     func deliverLocal(_ frame: [UInt8], to user: WhisperID, kind: DeliveryKind, receivedAtMicros: Int64) {
         let sockets = registry.sockets(of: user)
         guard !sockets.isEmpty else {
+            guard kind != .signal else { return }
+            wakeUps?.wake(user)
             guard kind == .event else { return }
             messageStore.keepEvent(frame, for: user) { [shared] result in
                 if case .failure(let error) = result {

@@ -45,7 +45,7 @@ final class LoopContext {
     let groupMembers: GroupDirectory
     private(set) lazy var groups = GroupService(limits: shared.limits, store: groupStore, events: groupEvents,
                                                 directory: groupMembers, router: LoopRouter(context: self),
-                                                rateLimiter: rateLimiter, log: shared.log)
+                                                rateLimiter: rateLimiter, wakeUps: wakeUps, log: shared.log)
     private let groupStore: PostgresGroupStore
     private let groupEvents: RedisGroupEventStore
     private(set) lazy var typing = TypingService(limits: shared.limits,
@@ -53,6 +53,12 @@ final class LoopContext {
                                                                          node: shared.nodeId, limits: shared.limits),
                                                  router: LoopRouter(context: self), rateLimiter: rateLimiter)
     private(set) lazy var calls = makeCallService()
+    /// Push wake-ups (docs/protocol.md "Push"); nil when no provider is configured.
+    private(set) lazy var wakeUps: WakeUps? = shared.push.map { senders in
+        PushService(limits: shared.limits, claims: RedisWakeUpClaims(redis: redis, keys: shared.redisKeys),
+                    devices: PostgresPushDevices(pool: shared.postgres, loop: loop), dispatcher: senders, log: shared.log,
+                    metrics: shared.metrics.base)
+    }
     private(set) lazy var admin = AdminService(store: PostgresAdminStore(pool: shared.postgres, loop: loop), auth: auth,
                                                notices: RedisBanNotices(redis: redis, keys: shared.redisKeys),
                                                log: shared.log, now: { WallTime.now().epochMillis })
@@ -108,7 +114,7 @@ final class LoopContext {
     private func makeMessagingService() -> MessagingService {
         MessagingService(limits: shared.limits, store: messageStore, router: LoopRouter(context: self),
                          recipients: recipients, groups: groupMembers, rateLimiter: rateLimiter, attachments: attachments,
-                         verifier: SignatureVerifier(histogram: shared.metrics.base.ed25519Verify), log: shared.log,
+                         wakeUps: wakeUps, verifier: SignatureVerifier(histogram: shared.metrics.base.ed25519Verify), log: shared.log,
                          metrics: shared.metrics.base, now: { WallTime.now().epochMillis })
     }
 
@@ -117,7 +123,7 @@ final class LoopContext {
                     store: RedisCallStore(redis: redis, keys: shared.redisKeys, node: shared.nodeId, limits: shared.limits),
                     router: LoopRouter(context: self), recipients: recipients, rateLimiter: rateLimiter,
                     verifier: SignatureVerifier(histogram: shared.metrics.base.ed25519Verify),
-                    wakeUps: LoggedVoIPWakeUps(log: shared.log), log: shared.log, metrics: shared.metrics.base,
+                    wakeUps: wakeUps, log: shared.log, metrics: shared.metrics.base,
                     now: { WallTime.now().epochMillis })
     }
 }

@@ -60,10 +60,11 @@ enum PresenceScripts {
         """
 
     /// A socket now holds the user's session. KEYS: 1 route:{user}, 2 events:{user},
-    /// 3 node-users:{this node}, 4 presence-due, 5 nodes. ARGV: 1 route text, 2 user,
-    /// 3 node-users prefix, 4… settings. Returns {kept events oldest first (now forgotten),
-    /// announcement}. The node is listed in `nodes` before it holds anyone, so a node that
-    /// dies before its first sweep is still found.
+    /// 3 node-users:{this node}, 4 presence-due, 5 nodes, 6 push-wake:{user}. ARGV: 1 route
+    /// text, 2 user, 3 node-users prefix, 4… settings. Returns {kept events oldest first (now
+    /// forgotten), announcement}. The node is listed in `nodes` before it holds anyone, so a
+    /// node that dies before its first sweep is still found. The user's push coalescing window
+    /// ends: the next thing queued after it leaves wakes it again (docs/protocol.md "Push").
     static let online = RedisScript(source: announce + """
         local now = now_ms()
         redis.call('ZADD', KEYS[5], 'NX', now, ARGV[4])
@@ -73,6 +74,7 @@ enum PresenceScripts {
         redis.call('SET', KEYS[1], ARGV[1])
         redis.call('SADD', KEYS[3], ARGV[2])
         redis.call('PEXPIRE', ARGV[8] .. ARGV[2], ARGV[13])
+        redis.call('DEL', KEYS[6])
         local events = redis.call('LRANGE', KEYS[2], 0, -1)
         if #events > 0 then redis.call('DEL', KEYS[2]) end
         return {events, announce(ARGV[2], now, 0, KEYS[4], ARGV, 4) or {}}

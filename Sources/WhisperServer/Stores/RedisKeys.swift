@@ -84,6 +84,10 @@ struct RedisKeys: Sendable {
     /// `typing:{from}:{to}` → set for `Limits.typingMinIntervalMillis` after a relayed signal.
     func typing(from: WhisperID, to: WhisperID) -> [UInt8] { bytes("typing:" + from.string + ":" + to.string) }
 
+    /// `push-wake:{whisperId}` → "1" while a wake-up sent to the user coalesces later ones;
+    /// TTL = `WHISPER_PUSH_COALESCE_SECONDS`; deleted when the user logs in.
+    func pushWake(_ whisperId: WhisperID) -> [UInt8] { bytes("push-wake:" + whisperId.string) }
+
     /// `pending-count` → messages in all pending queues (for `whisper_pending_messages`).
     var pendingCount: [UInt8] { bytes("pending-count") }
 

@@ -75,7 +75,8 @@ final class RedisPresence {
     func online(_ user: WhisperID, at route: LiveRoute,
                 completion: @escaping StoreCompletion<(events: [[UInt8]], announcement: PresenceAnnouncement?)>) {
         let arguments = [Array(route.text.utf8), Array(user.string.utf8), Array(keys.nodeUsersPrefix.utf8)] + announceArguments
-        redis.evalScript(PresenceScripts.online, keys: [keys.route(user), keys.events(user), keys.nodeUsers(node), keys.presenceDue, keys.nodes],
+        redis.evalScript(PresenceScripts.online, keys: [keys.route(user), keys.events(user), keys.nodeUsers(node), keys.presenceDue, keys.nodes,
+                                                         keys.pushWake(user)],
                          arguments: arguments) { result in
             completion(RedisReplies.value(result).flatMap { value in
                 guard let items = value.array, items.count == 2, let events = items[0].array,

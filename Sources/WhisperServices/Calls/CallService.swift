@@ -15,7 +15,8 @@ import WhisperProtocol
 /// 5. one atomic store step: the CALL rate limit → else `RATE_LIMITED`; then
 ///    - `call_initiate`: the `callId` is new → else `FORBIDDEN`; the call rings until the
 ///      ring deadline; the offer goes to the callee's socket, or is held for its login and a
-///      VoIP wake-up is requested;
+///      VoIP push is sent (`WakeUps.ring`, never coalesced); a kept `call_end` wakes its
+///      offline party (`WakeUps.wake`);
 ///    - the others: the call exists and has not ended → else `NOT_FOUND`; `from` and `to` are
 ///      its two parties (and only the callee answers) → else `FORBIDDEN`; the transition is
 ///      applied and the frame routed to `to`.
@@ -39,7 +40,8 @@ public final class CallService {
     private let recipients: RecipientDirectory
     private let rateLimiter: RateLimiter
     private let verifier: SignatureVerifier
-    private let wakeUps: VoIPWakeUps
+    /// Push: a VoIP push to an offline callee, a wake-up for a kept `call_end`; nil: push is off.
+    private let wakeUps: WakeUps?
     private let log: Log
     private let now: () -> Int64
     private let setups: [CallSetupResult: Counter]
@@ -50,7 +52,7 @@ public final class CallService {
     private var behindOffer: [CanonicalUUID: [() -> Void]] = [:]
 
     public init(limits: Limits, store: CallStore, router: MessageRouter, recipients: RecipientDirectory,
-                rateLimiter: RateLimiter, verifier: SignatureVerifier, wakeUps: VoIPWakeUps, log: Log,
+                rateLimiter: RateLimiter, verifier: SignatureVerifier, wakeUps: WakeUps?, log: Log,
                 metrics: WhisperMetrics? = nil, now: @escaping () -> Int64) {
         self.limits = limits
         self.store = store
@@ -126,8 +128,9 @@ public final class CallService {
             if case .local(let route) = routing {
                 router.deliver(signal.forwardedFrame, to: signal.to, at: route, kind: kind, receivedAtMicros: 0)
             }
-            if signal.kind == .initiate, routing == .offline {
-                wakeUps.requestWakeUp(callee: signal.to, caller: signal.from, callId: signal.callId)
+            if routing == .offline {
+                if signal.kind == .initiate { wakeUps?.ring(signal.to, callId: signal.callId) }
+                if signal.kind == .end { wakeUps?.wake(signal.to) }
             }
             if log.isEnabled(.info), signal.kind != .iceCandidate {
                 log.info("call_signal", connId: client.connection.connection, whisperId: signal.from.string,

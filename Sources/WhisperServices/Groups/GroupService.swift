@@ -34,16 +34,19 @@ public final class GroupService {
     private let directory: GroupDirectory
     private let router: MessageRouter
     private let rateLimiter: RateLimiter
+    /// Push wake-ups for members whose event was kept; nil: push is off.
+    private let wakeUps: WakeUps?
     private let log: Log
 
     public init(limits: Limits, store: GroupStore, events: GroupEventStore, directory: GroupDirectory,
-                router: MessageRouter, rateLimiter: RateLimiter, log: Log) {
+                router: MessageRouter, rateLimiter: RateLimiter, wakeUps: WakeUps? = nil, log: Log) {
         self.limits = limits
         self.store = store
         self.events = events
         self.directory = directory
         self.router = router
         self.rateLimiter = rateLimiter
+        self.wakeUps = wakeUps
         self.log = log
     }
 
@@ -121,8 +124,10 @@ public final class GroupService {
                 completion(.failure(.storage(error)))
             case .success(let routings):
                 for (recipient, routing) in zip(recipients, routings) {
-                    if case .local(let route) = routing {
-                        router.deliver(event, to: recipient, at: route, kind: .event, receivedAtMicros: 0)
+                    switch routing {
+                    case .local(let route): router.deliver(event, to: recipient, at: route, kind: .event, receivedAtMicros: 0)
+                    case .offline: wakeUps?.wake(recipient)  // kept for its next login
+                    case .remote: break
                     }
                 }
                 if log.isEnabled(.info) {

@@ -23,6 +23,7 @@ import WhisperProtocol
 ///    recipient's pending queue, record the direct peers, and route `message_received` to the
 ///    recipient's socket (on this node: written here; on another node: published) — and
 ///    only then the sender's `message_accepted`. A repeat gets the same ack and nothing else.
+///    A recipient without a live socket gets a push wake-up (`WakeUps`, coalesced).
 /// 7. a message carrying `attachment.objectKey`: its recipient is recorded as a reader of the
 ///    object if the sender uploaded it (`AttachmentRecorder`, after the ack is decided).
 /// The message stays pending until the recipient's `delivery_receipt` (or the 72 h TTL).
@@ -42,6 +43,8 @@ public final class MessagingService {
     private let rateLimiter: RateLimiter
     /// Told of every accepted message carrying an attachment (download rights); nil: attachments off.
     private let attachments: AttachmentRecorder?
+    /// Push wake-ups for recipients without a live socket; nil: push is off.
+    private let wakeUps: WakeUps?
     private let verifier: SignatureVerifier
     private let log: Log
     private let now: () -> Int64
@@ -51,7 +54,7 @@ public final class MessagingService {
 
     public init(limits: Limits, store: MessageStore, router: MessageRouter, recipients: RecipientDirectory,
                 groups: GroupDirectory? = nil, rateLimiter: RateLimiter, attachments: AttachmentRecorder? = nil,
-                verifier: SignatureVerifier, log: Log, metrics: WhisperMetrics? = nil, now: @escaping () -> Int64) {
+                wakeUps: WakeUps? = nil, verifier: SignatureVerifier, log: Log, metrics: WhisperMetrics? = nil, now: @escaping () -> Int64) {
         self.limits = limits
         self.store = store
         self.router = router
@@ -59,6 +62,7 @@ public final class MessagingService {
         self.groups = groups
         self.rateLimiter = rateLimiter
         self.attachments = attachments
+        self.wakeUps = wakeUps
         self.verifier = verifier
         self.log = log
         self.now = now
@@ -133,9 +137,14 @@ public final class MessagingService {
                 completion(.success(true))
             case .success(.accepted(_, let routing)):
                 (message.groupId == nil ? acceptedDirect : acceptedGroup)?.increment()
-                if case .local(let route) = routing {
+                switch routing {
+                case .local(let route):
                     router.deliver(MessageFrames.messageReceived(deliveryPayload: message.deliveryPayload), to: message.to,
                                    at: route, kind: .message, receivedAtMicros: receivedAtMicros)
+                case .offline:
+                    wakeUps?.wake(message.to)
+                case .remote:
+                    break
                 }
                 // After the accept, off the path of messages without attachments (docs/protocol.md "Attachments").
                 if message.attachment != nil { attachments?.recordRecipient(of: message) }
@@ -173,7 +182,8 @@ public final class MessagingService {
 
     // MARK: delivery_receipt
 
-    /// Applies the receipt and tells the sender (`message_delivered`), now or after its next login.
+    /// Applies the receipt and tells the sender (`message_delivered`), now or after its next
+    /// login (woken by a push).
     public func receipt(_ receipt: DeliveryReceiptPayload, session: SessionRecord, client: ClientRef,
                         completion: @escaping Completion<Void>) {
         guard receipt.from == session.whisperId else {
@@ -192,8 +202,10 @@ public final class MessagingService {
             case .success(.repeated):
                 completion(.success(()))
             case .success(.applied(let removed, let routing)):
-                if case .local(let route) = routing {
-                    router.deliver(notification, to: receipt.to, at: route, kind: .event, receivedAtMicros: 0)
+                switch routing {
+                case .local(let route): router.deliver(notification, to: receipt.to, at: route, kind: .event, receivedAtMicros: 0)
+                case .offline: wakeUps?.wake(receipt.to)  // the event was kept for its next login
+                case .remote: break
                 }
                 if log.isEnabled(.info) {
                     log.info("message_receipt", connId: client.connection.connection, whisperId: receipt.from.string,

@@ -1,0 +1,48 @@
+import WhisperOps
+import WhisperProtocol
+import WhisperRuntime
+import WhisperServices
+import WhisperStorage
+
+/// The configured providers' senders, shared by every loop (docs/architecture.md "Push").
+final class PushSenders: PushDispatcher {
+    private let apns: PushSender?
+    private let fcm: PushSender?
+
+    private init(apns: PushSender?, fcm: PushSender?) {
+        self.apns = apns
+        self.fcm = fcm
+    }
+
+    /// Reads the providers' keys and starts a sender per configured provider; nil (and one
+    /// `push_disabled` line) when none is configured. A key that cannot be used stops start-up
+    /// with the variable's name.
+    static func start(settings: PushSettings, limits: Limits, metrics: WhisperMetrics, postgres: PostgresPool?,
+                      loop: EventLoop, log: Log) throws -> PushSenders? {
+        let transport = PushTransport(caFile: settings.caFile, timeoutSeconds: limits.pushRequestTimeoutSeconds)
+        let devices = PostgresPushDevices(pool: postgres, loop: loop)
+        let outcomes = PushOutcomes(metrics: metrics, unregistered: { devices.remove($0, log: log) })
+        func sender(_ provider: PushProvider) throws -> PushSender {
+            guard let sender = PushSender(provider: provider, transport: transport, limits: limits, outcomes: outcomes, log: log)
+            else { throw PushStartError.curlUnavailable }
+            return sender
+        }
+        let apns = try settings.apns.map { try sender(APNsProvider(settings: $0, limits: limits)) }
+        let fcm = try settings.fcm.map { try sender(FCMProvider(settings: $0, limits: limits, transport: transport, log: log)) }
+        log.info(apns == nil && fcm == nil ? "push_disabled" : "push_enabled",
+                 ["apns": .bool(apns != nil), "fcm": .bool(fcm != nil), "extraCA": .bool(settings.caFile != nil)])
+        guard apns != nil || fcm != nil else { return nil }
+        return PushSenders(apns: apns, fcm: fcm)
+    }
+
+    func submit(_ job: PushJob) -> PushSubmission {
+        guard let sender = job.provider == .apns ? apns : fcm else { return .disabled }
+        return sender.submit(job) ? .queued : .dropped
+    }
+}
+
+enum PushStartError: Error, CustomStringConvertible {
+    case curlUnavailable
+
+    var description: String { "libcurl could not be initialised for push" }
+}

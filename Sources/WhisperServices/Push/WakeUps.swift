@@ -1,0 +1,14 @@
+import WhisperProtocol
+
+/// Wakes a user's phone when something waits for it and it has no live socket (docs/protocol.md
+/// "Push"). The services call it after a store step answered `offline`; `PushService` is the
+/// implementation, and a server without push providers has none (the services hold `nil`).
+public protocol WakeUps: AnyObject {
+    /// A message or a kept event was queued for `user`: a content-free wake-up, at most one
+    /// per user per coalescing window.
+    func wake(_ user: WhisperID)
+    /// `call_initiate` found the callee without a live socket: a VoIP push on iOS (CallKit
+    /// rings), a high-priority data message on Android; never coalesced away. The held offer
+    /// is delivered when the woken app logs in.
+    func ring(_ callee: WhisperID, callId: CanonicalUUID)
+}
