@@ -181,7 +181,7 @@ public struct Limits: Sendable, Equatable {
     /// Every node sweeps due presence announcements and dead nodes this often.
     public var presenceSweepIntervalMillis: Int64 = 1_000
 
-    // MARK: Push (docs/protocol.md "Push")
+    // MARK: Push (docs/protocol.md "Push wake-ups")
     /// At most one message wake-up per user per this window, cluster-wide; calls are never
     /// coalesced (`WHISPER_PUSH_COALESCE_SECONDS`).
     public var pushCoalesceSeconds = 30

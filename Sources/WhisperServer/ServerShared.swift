@@ -31,7 +31,7 @@ final class ServerShared: Sendable {
     let redisKeys: RedisKeys
     /// Hands routed frames to the loop holding the socket.
     let deliveryHub = DeliveryHub()
-    /// The push providers' senders; nil when none is configured (docs/protocol.md "Push").
+    /// The push providers' senders; nil when none is configured (docs/protocol.md "Push wake-ups").
     let push: PushSenders?
     private let publicRoutes: RouteTable
     private let adminRoutes: RouteTable

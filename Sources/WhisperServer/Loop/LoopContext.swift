@@ -53,7 +53,7 @@ final class LoopContext {
                                                                          node: shared.nodeId, limits: shared.limits),
                                                  router: LoopRouter(context: self), rateLimiter: rateLimiter)
     private(set) lazy var calls = makeCallService()
-    /// Push wake-ups (docs/protocol.md "Push"); nil when no provider is configured.
+    /// Push wake-ups (docs/protocol.md "Push wake-ups"); nil when no provider is configured.
     private(set) lazy var wakeUps: WakeUps? = shared.push.map { senders in
         PushService(limits: shared.limits, claims: RedisWakeUpClaims(redis: redis, keys: shared.redisKeys),
                     devices: PostgresPushDevices(pool: shared.postgres, loop: loop), dispatcher: senders, log: shared.log,

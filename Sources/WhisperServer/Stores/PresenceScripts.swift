@@ -64,7 +64,7 @@ enum PresenceScripts {
     /// text, 2 user, 3 node-users prefix, 4… settings. Returns {kept events oldest first (now
     /// forgotten), announcement}. The node is listed in `nodes` before it holds anyone, so a
     /// node that dies before its first sweep is still found. The user's push coalescing window
-    /// ends: the next thing queued after it leaves wakes it again (docs/protocol.md "Push").
+    /// ends: the next thing queued after it leaves wakes it again (docs/protocol.md "Push wake-ups").
     static let online = RedisScript(source: announce + """
         local now = now_ms()
         redis.call('ZADD', KEYS[5], 'NX', now, ARGV[4])

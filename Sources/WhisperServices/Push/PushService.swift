@@ -1,7 +1,7 @@
 import WhisperOps
 import WhisperProtocol
 
-/// Push wake-ups (docs/protocol.md "Push"): push is a wake-up, never transport — the phone
+/// Push wake-ups (docs/protocol.md "Push wake-ups"): push is a wake-up, never transport — the phone
 /// connects and fetches over its socket, so no push carries content or identifiers (a call's
 /// `callId` only). One instance per event loop; completions run on that loop. Sending,
 /// retries and dead-token removal happen on the providers' sender threads (`PushDispatcher`).
