@@ -39,7 +39,8 @@ COMPOSE = DEPLOY / "compose.yaml"
 CONTAINERFILE = DEPLOY / "container" / "Containerfile"
 
 # systemd-analyze security's overall exposure (0 = locked down … 10 = unprotected); the unit
-# scores 1.1 with systemd 252 (what is left: it needs the network and /proc/stat). Below 2.5 systemd calls it "OK".
+# scores 1.1 with systemd 252 (what is left: it needs the network and /proc/stat). Below 2.5
+# systemd calls it "OK".
 SECURITY_EXPOSURE_BOUND = 2.5
 # Metrics that come from Prometheus itself or the blackbox exporter, not from the relay.
 EXTERNAL_METRICS = {"up", "probe_success"}
