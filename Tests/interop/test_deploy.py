@@ -76,6 +76,10 @@ def test_prometheus_config_and_rules_pass_promtool_check():
     done = run_tool([promtool(), "check", "rules", RULES.name], cwd=PROMETHEUS)
     assert_ok(done, "promtool check rules")
     assert "SUCCESS" in done.stdout, done.stdout
+    # The rules select the jobs the scrape config defines.
+    jobs = {c["job_name"] for c in yaml.safe_load((PROMETHEUS / "prometheus.yml").read_text())["scrape_configs"]}
+    selected = {j for e in rule_expressions() for j in re.findall(r'\bjob="([^"]+)"', e)}
+    assert selected and selected <= jobs, f"rules select jobs {sorted(selected - jobs)} that prometheus.yml lacks"
 
 
 def test_alert_rules_pass_their_promtool_unit_tests_and_each_alert_has_one():
