@@ -1,5 +1,5 @@
 """PostgreSQL backups (docs/operations.md "Backups and restore"), done once for real: an identity
-registered through the server survives deploy/whisper-pg-backup.sh, a dropped database and the
+registered through the server survives deploy/systemd/whisper-pg-backup.sh, a dropped database and the
 documented restore (pg_restore into an empty database, `whisper-server migrate`, start) — it
 logs in again with its whisperId and its keys are served. And the script's retention."""
 
@@ -18,7 +18,7 @@ from databases import database_name, private_database, psql
 from helpers import open_ws, run
 from identity import Identity, b64, login
 
-BACKUP = REPO / "deploy" / "whisper-pg-backup.sh"
+BACKUP = REPO / "deploy" / "systemd" / "whisper-pg-backup.sh"
 DUMP_TIMEOUT = 120
 
 

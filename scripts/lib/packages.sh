@@ -3,11 +3,13 @@
 # Sourced by scripts/lib.sh after common.sh; do not run it.
 
 # Debian packages the project needs: C libraries for the build (libcurl: the attachment GC's
-# S3 deletes), the two servers, and curl.
+# S3 deletes), the two servers, curl, and promtool (package prometheus: the deploy/prometheus
+# checks of Tests/interop/test_deploy.py; where systemd runs, the package also starts a Prometheus
+# server on :9090 — `systemctl disable --now prometheus` if that port is wanted).
 WHISPER_APT_PACKAGES=(
   libpq-dev libhiredis-dev libsodium-dev libssl-dev zlib1g-dev libcurl4-openssl-dev pkg-config
   postgresql redis-server
-  curl
+  curl prometheus
 )
 
 # ensure_packages [EXTRA...]: install whichever of WHISPER_APT_PACKAGES (and EXTRA) is missing,

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # A dump of the Whisper PostgreSQL database (docs/operations.md "Backups and restore"), run daily
-# by deploy/whisper-pg-backup.timer; can also be run by hand.
+# by deploy/systemd/whisper-pg-backup.timer; can also be run by hand.
 #
 #   whisper-pg-backup.sh         pg_dump -Fc into $WHISPER_BACKUP_DIR, then prune old dumps
 #
-# Environment (the unit reads /etc/whisper/whisper.env, then /etc/whisper/backup.env if present):
+# Environment (the unit reads /etc/whisper-relay/env, then /etc/whisper-relay/backup.env if present):
 #   WHISPER_DATABASE_URL       libpq URI of the database; unset → libpq's PG* variables
 #   WHISPER_BACKUP_DIR         where dumps go (default /var/backups/whisper; created mode 0700)
 #   WHISPER_BACKUP_KEEP        keep at most the newest N dumps (default 14; 0 = no count limit)
