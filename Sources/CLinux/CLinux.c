@@ -83,6 +83,30 @@ int clinux_termination_eventfd(void) {
     return termination_fd;
 }
 
+static int hangup_fd = -1;
+
+static void on_hangup(int signo) {
+    (void)signo;
+    int saved = errno;
+    uint64_t one = 1;
+    ssize_t ignored = write(hangup_fd, &one, sizeof one);  // async-signal-safe
+    (void)ignored;
+    errno = saved;
+}
+
+int clinux_hangup_eventfd(void) {
+    if (hangup_fd >= 0) return hangup_fd;
+    hangup_fd = eventfd(0, EFD_CLOEXEC);
+    if (hangup_fd < 0) return -1;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_hangup;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGHUP, &sa, NULL);
+    return hangup_fd;
+}
+
 uint64_t clinux_thread_cpu_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);

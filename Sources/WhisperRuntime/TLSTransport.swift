@@ -10,7 +10,7 @@ final class TLSTransport: Transport {
     var shortReadDrains: Bool { false }
 
     init?(context: TLSContext, fd: Int32) {
-        guard let ssl = SSL_new(context.ctx) else { return nil }
+        guard let ssl = context.makeSSL() else { return nil }
         guard SSL_set_fd(ssl, fd) == 1 else {
             SSL_free(ssl)
             return nil

@@ -15,6 +15,9 @@ public final class WhisperServer: Sendable {
     private let group: EventLoopGroup
     private let contexts: [LoopBound<LoopContext>]
     private let subscriptions: NodeSubscriptions
+    /// The listeners' TLS settings (nil: plain TCP), reloaded by `reloadTLS`.
+    private let tls: TLSContext?
+    private let log: Log
 
     /// Ports actually bound (useful when the configuration asked for port 0).
     public let publicPort: Int
@@ -38,6 +41,8 @@ public final class WhisperServer: Sendable {
         self.shared = shared
 
         let tls = try config.tls.map { try TLSContext(certificatePath: $0.certificatePath, keyPath: $0.keyPath) }
+        self.tls = tls
+        self.log = log
         var publicAddress = try SocketAddress(host: config.publicAddress.host, port: Int(config.publicAddress.port))
         var adminAddress = try SocketAddress(host: config.adminAddress.host, port: Int(config.adminAddress.port))
         var contexts: [LoopBound<LoopContext>] = []
@@ -67,6 +72,19 @@ public final class WhisperServer: Sendable {
         self.adminPort = adminAddress.port
         log.info("listening", ["listener": "public", "port": .int(publicPort), "tls": .bool(tls != nil)])
         log.info("listening", ["listener": "admin", "port": .int(adminPort), "tls": .bool(tls != nil)])
+    }
+
+    /// SIGHUP (docs/operations.md "TLS"): reads the certificate and key files again. New
+    /// connections get the new certificate; established ones are not touched. A file that does
+    /// not load leaves the current certificate in place (`tls_reload_failed`).
+    public func reloadTLS() {
+        guard let tls else { return log.info("tls_reload_skipped", ["reason": "TLS is not configured"]) }
+        do {
+            try tls.reload()
+            log.info("tls_reloaded", ["certificate": .string(tls.certificatePath)])
+        } catch {
+            log.error("tls_reload_failed", ["reason": .string(error.description)])
+        }
     }
 
     /// Applies pending migrations (under the advisory lock); used by `migrate` and by

@@ -52,10 +52,23 @@ struct Serve: AsyncParsableCommand {
             FileHandle.standardError.write(Data("whisper-server: \(error)\n".utf8))
             throw ExitCode(1)
         }
+        reloadTLSOnHangup(server)
         await waitForSignal(signals)
         log.info("draining")
         await server.drain()
         log.info("stopped")
+    }
+
+    /// Every SIGHUP reloads the TLS certificate and key (docs/operations.md "TLS").
+    private func reloadTLSOnHangup(_ server: WhisperServer) {
+        let fd = clinux_hangup_eventfd()
+        guard fd >= 0 else { return }
+        Thread.detachNewThread {
+            var value: UInt64 = 0
+            while true {
+                if read(fd, &value, 8) == 8 { server.reloadTLS() } else if errno != EINTR { return }
+            }
+        }
     }
 
     private func waitForSignal(_ fd: Int32) async {

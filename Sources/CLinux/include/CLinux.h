@@ -40,6 +40,8 @@ int clinux_socket_stream(int domain);
 // Installs SIGTERM/SIGINT handlers that make the returned eventfd readable (any thread may
 // receive the signal; the handler only writes the eventfd), and ignores SIGPIPE.
 int clinux_termination_eventfd(void);
+// An eventfd that SIGHUP increments (the server reloads its TLS certificate and key).
+int clinux_hangup_eventfd(void);
 // Ignores SIGPIPE: a peer that vanished must yield EPIPE, never kill the process.
 void clinux_ignore_sigpipe(void);
 
