@@ -46,7 +46,7 @@ final class RedisMessageStore: MessageStore {
         ] + keys.routing(from: node) + [
             Self.text(message.receivedAtMicros), Array(message.rateLimit.nonce.utf8), Array((message.group?.epoch ?? "").utf8),
         ] + RedisRateLimitStore.limitArguments(message.rateLimit.buckets)
-        redis.evalScript(MessageScripts.accept, keys: scriptKeys, arguments: arguments) { result in
+        redis.evalScript(MessageScripts.accept, keys: scriptKeys, arguments: arguments, retryOnce: true) { result in
             completion(RedisReplies.tagged(result) { status, items -> AcceptOutcome? in
                 switch status {
                 case 1: return .duplicate
@@ -67,7 +67,7 @@ final class RedisMessageStore: MessageStore {
                completion: @escaping StoreCompletion<PendingPage>) {
         let start = cursor.map { "(" + $0.text } ?? "-"
         let arguments = [Array(start.utf8), Self.text(Int64(limit) + 1), Self.text(settings.pendingTTLMillis)]
-        redis.evalScript(MessageScripts.fetch, keys: [keys.pending(recipient), keys.pendingCount], arguments: arguments) { result in
+        redis.evalScript(MessageScripts.fetch, keys: [keys.pending(recipient), keys.pendingCount], arguments: arguments, retryOnce: true) { result in
             completion(RedisReplies.value(result).flatMap { value in
                 guard let entries = value.array else { return .failure(RedisReplies.unexpected(value)) }
                 var messages: [(cursor: PendingCursor, payload: [UInt8])] = []
@@ -93,7 +93,7 @@ final class RedisMessageStore: MessageStore {
             Self.text(settings.eventTTLMillis), Self.text(Int64(settings.maxEventsPerUser)),
             Array(receipt.sender.string.utf8),
         ]
-        redis.evalScript(MessageScripts.receipt, keys: scriptKeys, arguments: arguments) { result in
+        redis.evalScript(MessageScripts.receipt, keys: scriptKeys, arguments: arguments, retryOnce: true) { result in
             completion(RedisReplies.tagged(result) { status, items -> ReceiptOutcome? in
                 switch status {
                 case 0: return .unknown

@@ -15,7 +15,9 @@ import WhisperRuntime
 /// fast with `.disconnected`; a dropped connection fails everything in flight, then
 /// reconnects with backoff (50 ms doubling to 2 s, jittered). A reply slower than the
 /// command timeout (default 5 s, loop timers — hiredis 0.14 has none) is treated as a
-/// broken connection: in-flight commands fail with `.timeout` and it reconnects.
+/// broken connection: in-flight commands fail with `.timeout` and it reconnects. A script
+/// that is safe to run twice (`evalScript(…, retryOnce: true)`) and lost its link instead
+/// waits for the next one, at most `retryWindowNanos` (1 s), and runs once more there.
 ///
 /// Thread rules: `start`, `close`, `isConnected`, `reconnectCount` and the `async` methods
 /// may be used from any thread; everything taking a completion must be called on `loop`,
@@ -25,6 +27,11 @@ public final class RedisClient: @unchecked Sendable {
     public let configuration: RedisConfiguration
     private let link: RedisLink
     private let handle: RedisLinkHandle
+    /// How long a retry-safe command that lost its link waits for the next one.
+    public static let retryWindowNanos: UInt64 = 1_000_000_000
+    /// Retry-safe commands waiting for a link (loop-confined), oldest first.
+    private var awaitingLink: [(deadline: UInt64, resend: () -> Void, fail: () -> Void)] = []
+    private var awaitingTimerArmed = false
 
     public convenience init(url: String, loop: EventLoop, log: @escaping StorageLog = { _, _ in }) throws(ConfigError) {
         self.init(configuration: try RedisConfiguration(url: url), loop: loop, log: log)
@@ -35,6 +42,7 @@ public final class RedisClient: @unchecked Sendable {
         self.configuration = configuration
         (link, handle) = RedisLinkHandle.open(name: "redis", configuration: configuration, loop: loop,
                                               selectsDatabase: true, log: log)
+        link.onReady = { [weak self] _ in self?.resendAwaiting() }
     }
 
     /// Begins connecting (from any thread). Commands fail with `.disconnected` until ready.
@@ -84,6 +92,51 @@ public final class RedisClient: @unchecked Sendable {
                 return
             }
             self.send([Array("EVAL".utf8), Array(script.source.utf8)] + tail, completion)
+        }
+    }
+
+    /// `evalScript` for a script that is safe to run twice — idempotent by construction, like
+    /// the message accept script with its `(from, messageId)` key, receipts and fetches. When the
+    /// link is lost before the reply (or is down when it is sent), the script waits for the
+    /// next link for at most `retryWindowNanos` and runs once more there; only then does the
+    /// caller see `.disconnected`.
+    public func evalScript(_ script: RedisScript, keys: [[UInt8]], arguments: [[UInt8]], retryOnce: Bool,
+                           _ completion: @escaping (Result<RedisValue, RedisError>) -> Void) {
+        evalScript(script, keys: keys, arguments: arguments) { [weak self] result in
+            guard retryOnce, case .failure(.disconnected) = result, let self else { return completion(result) }
+            self.awaitLink(resend: { self.evalScript(script, keys: keys, arguments: arguments, completion) },
+                           fail: { completion(result) })
+        }
+    }
+
+    private func awaitLink(resend: @escaping () -> Void, fail: @escaping () -> Void) {
+        // In-flight commands fail inside hiredis's teardown: decide outside its frame.
+        loop.deferToEndOfIteration { [self] in
+            if link.ready != nil { return resend() }
+            awaitingLink.append((MonotonicClock.now() + Self.retryWindowNanos, resend, fail))
+            armAwaitingTimer()
+        }
+    }
+
+    private func resendAwaiting() {
+        let waiting = awaitingLink
+        awaitingLink.removeAll()
+        for entry in waiting { entry.resend() }
+    }
+
+    /// Fails the waiting commands whose window has passed; runs while any wait.
+    private func armAwaitingTimer() {
+        guard !awaitingTimerArmed, let first = awaitingLink.first else { return }
+        awaitingTimerArmed = true
+        let now = MonotonicClock.now()
+        _ = loop.schedule(afterNanoseconds: first.deadline > now ? first.deadline - now : 0) { [weak self] in
+            guard let self else { return }
+            self.awaitingTimerArmed = false
+            let now = MonotonicClock.now()
+            let expired = self.awaitingLink.prefix { $0.deadline <= now }
+            self.awaitingLink.removeFirst(expired.count)
+            for entry in expired { entry.fail() }
+            self.armAwaitingTimer()
         }
     }
 

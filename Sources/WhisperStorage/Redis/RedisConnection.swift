@@ -31,6 +31,9 @@ final class RedisConnection: IOHandler {
     private let timeoutNanos: UInt64
     private var context: UnsafeMutablePointer<redisAsyncContext>?
     private var phase = Phase.connecting
+    /// Connected and not torn down: hiredis may already have dropped a connection whose
+    /// owner has not been told yet (that report comes at the end of the iteration).
+    var isOpen: Bool { phase == .connected }
     private var registration: IORegistration?
     private var interest: IOEvents = []
     private var flushPending = false

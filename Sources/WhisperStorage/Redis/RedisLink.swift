@@ -50,9 +50,9 @@ final class RedisLink {
                           maximumNanos: nanoseconds(fromMillis: configuration.reconnectMaximumMillis, minimum: 1))
     }
 
-    /// The connection when ready for commands.
+    /// The connection when ready for commands (not one hiredis has just dropped).
     var ready: RedisConnection? {
-        if case .ready(let connection) = state { return connection }
+        if case .ready(let connection) = state, connection.isOpen { return connection }
         return nil
     }
 
