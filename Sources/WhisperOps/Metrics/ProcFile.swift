@@ -30,12 +30,16 @@ public enum ProcFile {
     static func countEntries(_ path: String) -> Int? {
         guard let directory = opendir(path) else { return nil }
         defer { closedir(directory) }
+        // `entry.pointee.d_name` would copy all 256 bytes of the field, but the kernel packs
+        // entries by `d_reclen`: the last one of a large directory (/proc/self/fd with
+        // thousands of sockets) can end at a page boundary, and the copy then faults. Only
+        // the name's first bytes — NUL-terminated within the record — are read.
+        guard let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) else { return nil }
         var count = 0
         while let entry = readdir(directory) {
-            let isDotOrDotDot = withUnsafeBytes(of: entry.pointee.d_name) { name -> Bool in
-                name.count >= 3 && name[0] == UInt8(ascii: ".")
-                    && (name[1] == 0 || (name[1] == UInt8(ascii: ".") && name[2] == 0))
-            }
+            let name = UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: UInt8.self)
+            let dot = UInt8(ascii: ".")
+            let isDotOrDotDot = name[0] == dot && (name[1] == 0 || (name[1] == dot && name[2] == 0))
             if !isDotOrDotDot { count += 1 }
         }
         return count
