@@ -27,6 +27,10 @@ public struct Limits: Sendable, Equatable {
     /// (`WHISPER_OUTPUT_BUFFER_LIMIT_BYTES`; at least two whole messages and the largest HTTP
     /// response, `maxHTTPResponseBytes`).
     public var outputBufferLimitBytes = 8 << 20
+    /// Connections (HTTP and WebSocket) one IP address may hold open on one node at once; the
+    /// next is closed right after accept (`WHISPER_MAX_CONNECTIONS_PER_IP`, 0 = no limit;
+    /// public listener only — docs/operations.md "Hostile clients").
+    public var maxConnectionsPerIP = 256
     /// Time to receive one whole HTTP request, head and body (`WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS`) → 408.
     public var httpRequestTimeoutSeconds = 10
     /// A keep-alive HTTP connection idle this long between requests is closed (`WHISPER_HTTP_IDLE_TIMEOUT_SECONDS`).

@@ -44,6 +44,8 @@ public final class Connection: IOHandler {
     private let fd: Int32
     private let transport: Transport
     private let limits: ConnectionLimits
+    /// The per-address count this connection is part of; released once, on close.
+    private let peers: PeerConnectionTable?
     private var registration: IORegistration?
     private var interest: IOEvents = .read
     private var output = OutputBuffer()
@@ -54,13 +56,15 @@ public final class Connection: IOHandler {
 
     private static let nextID = Atomic<UInt64>(1)
 
-    init(loop: EventLoop, fd: Int32, peer: SocketAddress, transport: Transport, isTLS: Bool, limits: ConnectionLimits) {
+    init(loop: EventLoop, fd: Int32, peer: SocketAddress, transport: Transport, isTLS: Bool, limits: ConnectionLimits,
+         peers: PeerConnectionTable? = nil) {
         self.loop = loop
         self.fd = fd
         self.peer = peer
         self.transport = transport
         self.isTLS = isTLS
         self.limits = limits
+        self.peers = peers
         self.id = Connection.nextID.add(1, ordering: .relaxed).oldValue
     }
 
@@ -193,6 +197,7 @@ public final class Connection: IOHandler {
         registration = nil
         transport.shutdown()
         Syscall.close(fd)
+        peers?.release(peer)
         output.removeAll()
         loop.deferToEndOfIteration { [self] in
             let delegate = self.delegate

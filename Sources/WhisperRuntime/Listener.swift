@@ -12,13 +12,15 @@ public final class Listener: IOHandler {
     private let fd: Int32
     private let tls: TLSContext?
     private let limits: ConnectionLimits
+    private let peers: PeerConnectionTable?
     private let onAccept: (Connection) -> Void
     private var registration: IORegistration?
     private var closed = false
 
-    /// Binds and listens; call on any thread, then `start()` on the loop.
+    /// Binds and listens; call on any thread, then `start()` on the loop. With `peers`, a
+    /// connection from an address that already holds its limit is closed right after accept.
     public init(loop: EventLoop, address: SocketAddress, tls: TLSContext?, limits: ConnectionLimits,
-                onAccept: @escaping (Connection) -> Void) throws(SystemError) {
+                peers: PeerConnectionTable? = nil, onAccept: @escaping (Connection) -> Void) throws(SystemError) {
         let fd = clinux_socket_stream(address.family)
         guard fd >= 0 else { throw SystemError.last("socket") }
         do throws(SystemError) {
@@ -41,6 +43,7 @@ public final class Listener: IOHandler {
         self.address = SocketAddress(storage: storage)
         self.tls = tls
         self.limits = limits
+        self.peers = peers
         self.onAccept = onAccept
     }
 
@@ -72,11 +75,17 @@ public final class Listener: IOHandler {
                 return
             }
             guard case .done(let (clientFD, peer)) = accepted else { return }
+            // Before TLS or any buffer is set up: a refused connection costs one accept and one close.
+            if let peers, !peers.admit(peer) {
+                Syscall.close(clientFD)
+                continue
+            }
             _ = try? Syscall.setOption(clientFD, Int32(IPPROTO_TCP), TCP_NODELAY, 1, "TCP_NODELAY")
             let transport: Transport
             if let tls {
                 guard let t = TLSTransport(context: tls, fd: clientFD) else {
                     Syscall.close(clientFD)
+                    peers?.release(peer)
                     continue
                 }
                 transport = t
@@ -84,7 +93,7 @@ public final class Listener: IOHandler {
                 transport = PlainTransport(fd: clientFD)
             }
             let connection = Connection(loop: loop, fd: clientFD, peer: peer, transport: transport,
-                                        isTLS: tls != nil, limits: limits)
+                                        isTLS: tls != nil, limits: limits, peers: peers)
             do {
                 try connection.start()
             } catch {

@@ -73,6 +73,25 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// The address without the port, as a compact hashable key (an IPv4 address and the same
+    /// address IPv4-mapped into IPv6 are different keys: a listener sees only one family).
+    var host: PeerHost {
+        withUnsafePointer(to: storage) { ptr -> PeerHost in
+            if family == AF_INET6 {
+                return ptr.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    let words = withUnsafeBytes(of: $0.pointee.sin6_addr) { raw in
+                        (raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self),
+                         raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                    }
+                    return PeerHost(family: AF_INET6, high: words.0, low: words.1)
+                }
+            }
+            return ptr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                PeerHost(family: AF_INET, high: 0, low: UInt64($0.pointee.sin_addr.s_addr))
+            }
+        }
+    }
+
     public var description: String {
         family == AF_INET6 ? "[\(ip)]:\(port)" : "\(ip):\(port)"
     }
@@ -82,4 +101,11 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
             ptr.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) }
         }
     }
+}
+
+/// An IP address without its port (`SocketAddress.host`).
+struct PeerHost: Hashable, Sendable {
+    let family: Int32
+    let high: UInt64
+    let low: UInt64
 }

@@ -22,6 +22,9 @@ final class ServerShared: Sendable {
     let gateway: Gateway
     let httpLimits: HTTPLimits
     let connectionLimits: ConnectionLimits
+    /// Open connections per client address on the public listener, across every loop
+    /// (`Limits.maxConnectionsPerIP`).
+    let publicPeers: PeerConnectionTable
     let webSocketConfiguration: WebSocketConfiguration
     let httpRequestTimeoutNanos: UInt64
     let httpIdleTimeoutNanos: UInt64
@@ -51,6 +54,8 @@ final class ServerShared: Sendable {
         self.httpLimits = HTTPLimits(maxHeaderBytes: limits.maxHTTPHeaderBytes, maxHeaderCount: limits.maxHTTPHeaderCount,
                                      defaultMaxBodyBytes: limits.maxHTTPBodyBytes)
         self.connectionLimits = ConnectionLimits(maxOutputBytes: limits.outputBufferLimitBytes)
+        let refusedPerIP = metrics.base.connectionsRefused.labels("per_ip")
+        self.publicPeers = PeerConnectionTable(limitPerPeer: limits.maxConnectionsPerIP) { refusedPerIP.increment() }
         self.webSocketConfiguration = WebSocketConfiguration(
             maxMessageBytes: limits.maxWebSocketMessageBytes,
             pingInterval: .seconds(limits.webSocketPingIntervalSeconds),

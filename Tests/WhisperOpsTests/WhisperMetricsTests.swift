@@ -7,6 +7,7 @@ import WhisperOps
         "whisper_messages_delivered_total", "whisper_pending_messages", "whisper_routing_latency_seconds",
         "whisper_errors_total", "whisper_push_total", "whisper_call_setup_total", "whisper_rate_limited_total",
         "whisper_http_requests_total", "whisper_ws_slow_consumer_disconnects_total",
+        "whisper_connections_refused_total",
         "whisper_redis_reconnects_total", "whisper_postgres_reconnects_total", "whisper_ed25519_verify_seconds",
         "whisper_attachments_total",
         "process_cpu_seconds_total", "process_resident_memory_bytes", "process_virtual_memory_bytes",
@@ -27,6 +28,7 @@ import WhisperOps
         #expect(text.contains(#"whisper_messages_delivered_total{path="pending"} 0"#))
         #expect(text.contains(#"whisper_rate_limited_total{action="presign"} 0"#))
         #expect(text.contains(#"whisper_attachments_total{event="deleted"} 0"#))
+        #expect(text.contains(#"whisper_connections_refused_total{reason="per_ip"} 0"#))
         #expect(text.contains(#"whisper_ed25519_verify_seconds_bucket{le="1e-05"} 0"#))
     }
 

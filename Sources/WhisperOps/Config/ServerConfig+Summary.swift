@@ -23,6 +23,7 @@ extension ServerConfig {
             ("wsPingIntervalSeconds", String(limits.webSocketPingIntervalSeconds)),
             ("maxWsMessageBytes", String(limits.maxWebSocketMessageBytes)),
             ("outputBufferLimitBytes", String(limits.outputBufferLimitBytes)),
+            ("maxConnectionsPerIP", limits.maxConnectionsPerIP == 0 ? "off" : String(limits.maxConnectionsPerIP)),
             ("httpRequestTimeoutSeconds", String(limits.httpRequestTimeoutSeconds)),
             ("httpIdleTimeoutSeconds", String(limits.httpIdleTimeoutSeconds)),
             ("drainTimeoutSeconds", String(drainTimeoutSeconds)),

@@ -130,6 +130,8 @@ public struct ServerConfig: Sendable {
                                      limits.maxHTTPResponseBytes)
         limits.outputBufferLimitBytes = try env.integer("WHISPER_OUTPUT_BUFFER_LIMIT_BYTES",
                                                         default: defaultOutputLimit, in: 1...1 << 30)
+        limits.maxConnectionsPerIP = try env.integer("WHISPER_MAX_CONNECTIONS_PER_IP",
+                                                     default: limits.maxConnectionsPerIP, in: 0...10_000_000)
         limits.httpRequestTimeoutSeconds = try env.integer("WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS",
                                                            default: limits.httpRequestTimeoutSeconds, in: 1...3600)
         limits.httpIdleTimeoutSeconds = try env.integer("WHISPER_HTTP_IDLE_TIMEOUT_SECONDS",
@@ -234,7 +236,7 @@ public struct ServerConfig: Sendable {
             "WHISPER_TURN_SECRET", "WHISPER_TURN_URLS", "WHISPER_TURN_TTL_SECONDS", "WHISPER_LOG_LEVEL", "WHISPER_THREADS",
             "WHISPER_MIGRATE_ON_START", "WHISPER_PG_POOL_SIZE", "WHISPER_WS_IDLE_TIMEOUT_SECONDS",
             "WHISPER_WS_PING_INTERVAL_SECONDS", "WHISPER_MAX_WS_MESSAGE_BYTES",
-            "WHISPER_OUTPUT_BUFFER_LIMIT_BYTES", "WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS", "WHISPER_HTTP_IDLE_TIMEOUT_SECONDS",
+            "WHISPER_OUTPUT_BUFFER_LIMIT_BYTES", "WHISPER_MAX_CONNECTIONS_PER_IP", "WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS", "WHISPER_HTTP_IDLE_TIMEOUT_SECONDS",
             "WHISPER_DRAIN_TIMEOUT_SECONDS", "WHISPER_TEST_ECHO", "WHISPER_CHALLENGE_TTL_SECONDS",
             "WHISPER_SESSION_TTL_SECONDS", "WHISPER_MAX_PENDING_PER_USER", "WHISPER_MAX_GROUP_MEMBERS",
             "WHISPER_CALL_RING_TIMEOUT_SECONDS",

@@ -16,6 +16,7 @@
 /// | `whisper_rate_limited_total` | counter | `action` (`RateLimitAction.rawValue`) |
 /// | `whisper_http_requests_total` | counter | `listener` = public \| admin, `status` |
 /// | `whisper_ws_slow_consumer_disconnects_total` | counter | |
+/// | `whisper_connections_refused_total` | counter | `reason` = per_ip |
 /// | `whisper_redis_reconnects_total` | counter | |
 /// | `whisper_postgres_reconnects_total` | counter | |
 /// | `whisper_ed25519_verify_seconds` | histogram | |
@@ -35,6 +36,7 @@ public struct WhisperMetrics: Sendable {
     public let rateLimited: CounterFamily
     public let httpRequests: CounterFamily
     public let slowConsumerDisconnects: Counter
+    public let connectionsRefused: CounterFamily
     public let redisReconnects: Counter
     public let postgresReconnects: Counter
     public let ed25519Verify: Histogram
@@ -88,6 +90,10 @@ public struct WhisperMetrics: Sendable {
         slowConsumerDisconnects = registry.counter(
             "whisper_ws_slow_consumer_disconnects_total",
             help: "WebSocket connections closed because their output buffer passed its limit.")
+        connectionsRefused = registry.counter(
+            "whisper_connections_refused_total",
+            help: "Connections closed right after accept, by reason (per_ip: the address held its limit).",
+            labelNames: ["reason"])
         redisReconnects = registry.counter(
             "whisper_redis_reconnects_total", help: "Redis connections re-established after a failure.")
         postgresReconnects = registry.counter(
@@ -103,6 +109,7 @@ public struct WhisperMetrics: Sendable {
 
         // Series with a known, closed label set exist from the start.
         for event in ["presigned", "download", "deleted", "delete_failed"] { _ = attachments.labels(event) }
+        _ = connectionsRefused.labels("per_ip")
         _ = messagesDelivered.labels("live")
         _ = messagesDelivered.labels("pending")
         for action in RateLimitAction.allCases { _ = rateLimited.labels(action.rawValue) }
