@@ -31,9 +31,12 @@ final class ServerShared: Sendable {
     let redisKeys: RedisKeys
     /// Hands routed frames to the loop holding the socket.
     let deliveryHub = DeliveryHub()
+    /// `/ready`'s node-wide cache, canary and heartbeat state.
+    let readinessProbe = ReadinessProbe()
     private let publicRoutes: RouteTable
     private let adminRoutes: RouteTable
     private let draining = Atomic<Bool>(false)
+    private let closing = Atomic<Bool>(false)
 
     init(config: ServerConfig, log: Log, metrics: ServerMetrics, postgres: PostgresPool?, migrator: Migrator?) {
         let limits = config.limits
@@ -63,7 +66,13 @@ final class ServerShared: Sendable {
 
     var isDraining: Bool { draining.load(ordering: .acquiring) }
 
+    /// SIGTERM, first step: `/ready` answers 503; everything else still serves (the grace).
     func beginDrain() { draining.store(true, ordering: .releasing) }
+
+    /// SIGTERM, after the grace: no new connection is accepted, sockets are being closed.
+    var isClosing: Bool { closing.load(ordering: .acquiring) }
+
+    func beginClosing() { closing.store(true, ordering: .releasing) }
 
     func routes(for listener: ListenerKind) -> RouteTable {
         listener == .public ? publicRoutes : adminRoutes

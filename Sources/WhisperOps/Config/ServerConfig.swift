@@ -148,6 +148,8 @@ public struct ServerConfig: Sendable {
                                                       default: limits.nodeHeartbeatSeconds, in: 1...60)
         limits.nodeTTLSeconds = try env.integer("WHISPER_NODE_TTL_SECONDS",
                                                 default: max(limits.nodeTTLSeconds, 3 * limits.nodeHeartbeatSeconds), in: 2...600)
+        limits.drainGraceSeconds = try env.integer("WHISPER_DRAIN_GRACE_SECONDS", default: limits.drainGraceSeconds, in: 0...600)
+        limits.drainWindowSeconds = try env.integer("WHISPER_DRAIN_WINDOW_SECONDS", default: limits.drainWindowSeconds, in: 0...600)
         limits.attachmentUploadURLTTLSeconds = try env.integer("WHISPER_ATTACHMENT_UPLOAD_URL_TTL_SECONDS",
                                                                default: limits.attachmentUploadURLTTLSeconds, in: 1...604_800)
         limits.attachmentDownloadURLTTLSeconds = try env.integer("WHISPER_ATTACHMENT_DOWNLOAD_URL_TTL_SECONDS",
@@ -234,7 +236,7 @@ public struct ServerConfig: Sendable {
             "WHISPER_PRESENCE_MIN_INTERVAL_MS", "WHISPER_PRESENCE_OFFLINE_GRACE_MS", "WHISPER_NODE_HEARTBEAT_SECONDS",
             "WHISPER_NODE_TTL_SECONDS", "WHISPER_ATTACHMENT_UPLOAD_URL_TTL_SECONDS", "WHISPER_ATTACHMENT_DOWNLOAD_URL_TTL_SECONDS",
             "WHISPER_ATTACHMENT_RETENTION_SECONDS", "WHISPER_ATTACHMENT_UNREFERENCED_GRACE_SECONDS",
-            "WHISPER_ATTACHMENT_GC_INTERVAL_SECONDS",
+            "WHISPER_ATTACHMENT_GC_INTERVAL_SECONDS", "WHISPER_DRAIN_GRACE_SECONDS", "WHISPER_DRAIN_WINDOW_SECONDS",
         ]
         names.formUnion(S3Settings.variables)
         for action in RateLimitAction.allCases {
