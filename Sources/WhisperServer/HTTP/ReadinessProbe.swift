@@ -19,6 +19,7 @@ final class ReadinessProbe: Sendable {
         var report: Readiness.Report?
         var checkedAt: UInt64 = 0
         var running = false
+        var startedAt: UInt64 = 0
         var waiters: [@Sendable (Readiness.Report) -> Void] = []
     }
 
@@ -27,13 +28,18 @@ final class ReadinessProbe: Sendable {
     private let canarySeen = Atomic<UInt64>(0)
     private let heartbeat = Atomic<Bool>(false)
 
-    /// `now` is monotonic nanoseconds (`EventLoop.now`, the same clock on every loop).
+    /// A run that has not finished after this is presumed stuck (a dependency that never
+    /// answers): the next request starts another, so `/ready` cannot hang for good.
+    static let stuckNanos: UInt64 = 5_000_000_000
+
+    /// `now` is monotonic nanoseconds (`MonotonicClock`, the same clock on every loop).
     func begin(now: UInt64, maxAgeNanos: UInt64, waiter: @escaping @Sendable (Readiness.Report) -> Void) -> Start {
         state.withLock { state in
             if let report = state.report, now &- state.checkedAt < maxAgeNanos { return .cached(report) }
             state.waiters.append(waiter)
-            if state.running { return .wait }
+            if state.running, now &- state.startedAt < Self.stuckNanos { return .wait }
             state.running = true
+            state.startedAt = now
             return .run
         }
     }
