@@ -203,6 +203,21 @@ public struct Limits: Sendable, Equatable {
     /// queue's TTL is longer: the app fetches whatever is there when it wakes).
     public var pushWakeExpirySeconds = 24 * 3600
 
+    // MARK: Readiness and drain (docs/operations.md "Health, readiness, metrics", "Rolling restarts")
+    /// `/ready` reuses one node-wide result this long, so load-balancer probes reach Redis and
+    /// PostgreSQL at most once per interval whatever their number.
+    public var readinessCacheMillis: Int64 = 1_000
+    /// The canary published on the node's own readiness channel must come back this fast.
+    public var readinessCanaryTimeoutMillis: Int64 = 1_000
+    /// SIGTERM: `/ready` answers 503 this long before the first socket is closed, for the load
+    /// balancer to notice (`WHISPER_DRAIN_GRACE_SECONDS`)…
+    public var drainGraceSeconds = 5
+    /// …then each WebSocket is closed (1001) at a random moment within this, so that the other
+    /// nodes are not stampeded (`WHISPER_DRAIN_WINDOW_SECONDS`)…
+    public var drainWindowSeconds = 5
+    /// …with a reconnect hint `retryAfterMs` drawn from 0 up to this (docs/protocol.md "Close codes").
+    public var drainReconnectJitterMillis = 1_000
+
     public init() {}
 
     /// The defaults: for tests and tools. The server uses `ServerConfig.limits`.

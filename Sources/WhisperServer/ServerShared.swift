@@ -36,9 +36,12 @@ final class ServerShared: Sendable {
     let deliveryHub = DeliveryHub()
     /// The push providers' senders; nil when none is configured (docs/protocol.md "Push wake-ups").
     let push: PushSenders?
+    /// `/ready`'s node-wide cache, canary and heartbeat state.
+    let readinessProbe = ReadinessProbe()
     private let publicRoutes: RouteTable
     private let adminRoutes: RouteTable
     private let draining = Atomic<Bool>(false)
+    private let closing = Atomic<Bool>(false)
 
     init(config: ServerConfig, log: Log, metrics: ServerMetrics, postgres: PostgresPool?, migrator: Migrator?,
          push: PushSenders?) {
@@ -72,7 +75,13 @@ final class ServerShared: Sendable {
 
     var isDraining: Bool { draining.load(ordering: .acquiring) }
 
+    /// SIGTERM, first step: `/ready` answers 503; everything else still serves (the grace).
     func beginDrain() { draining.store(true, ordering: .releasing) }
+
+    /// SIGTERM, after the grace: no new connection is accepted, sockets are being closed.
+    var isClosing: Bool { closing.load(ordering: .acquiring) }
+
+    func beginClosing() { closing.store(true, ordering: .releasing) }
 
     func routes(for listener: ListenerKind) -> RouteTable {
         listener == .public ? publicRoutes : adminRoutes

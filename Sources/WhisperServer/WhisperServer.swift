@@ -112,17 +112,23 @@ public final class WhisperServer: Sendable {
         }
     }
 
-    /// SIGTERM: stop accepting, close WebSockets with 1001 once their in-flight requests are
-    /// answered, wait (bounded by the drain timeout) for every connection to finish, stop.
+    /// SIGTERM (docs/operations.md "Rolling restarts"): `/ready` turns 503 at once; after the
+    /// grace, stop accepting and close WebSockets with 1001 spread over the window, each once its
+    /// in-flight requests are answered; wait (the window plus the drain timeout at most) for every
+    /// connection to finish and its route to be released, stop.
     public func drain() async {
+        let limits = shared.limits
         shared.beginDrain()
+        shared.log.info("drain_grace", ["seconds": .int(limits.drainGraceSeconds)])
+        try? await Task.sleep(nanoseconds: UInt64(limits.drainGraceSeconds) * 1_000_000_000)
+        shared.beginClosing()
+        shared.log.info("drain_closing", ["windowSeconds": .int(limits.drainWindowSeconds)])
         for context in contexts { context.loop.execute { context.value.drain() } }
-        let deadline = Date().addingTimeInterval(Double(config.drainTimeoutSeconds))
-        while Date() < deadline, await openConnections() > 0 {
-            try? await Task.sleep(nanoseconds: 20_000_000)
-        }
+        let deadline = Date().addingTimeInterval(Double(limits.drainWindowSeconds + config.drainTimeoutSeconds))
+        await waitForOutstandingWork(until: deadline)
         for context in contexts { context.loop.execute { context.value.closeAll() } }
-        try? await Task.sleep(nanoseconds: 20_000_000)
+        // The routes of the sockets closed just now are released before Redis is let go.
+        await waitForOutstandingWork(until: Date().addingTimeInterval(1))
         shutdown()
     }
 
@@ -132,11 +138,17 @@ public final class WhisperServer: Sendable {
         shared.postgres?.shutdown()
     }
 
-    private func openConnections() async -> Int {
+    private func waitForOutstandingWork(until deadline: Date) async {
+        while Date() < deadline, await outstandingWork() > 0 {
+            try? await Task.sleep(nanoseconds: 20_000_000)
+        }
+    }
+
+    private func outstandingWork() async -> Int {
         var total = 0
         for context in contexts {
             total += await withCheckedContinuation { continuation in
-                context.loop.execute { continuation.resume(returning: context.value.connectionCount) }
+                context.loop.execute { continuation.resume(returning: context.value.outstandingWork) }
             }
         }
         return total

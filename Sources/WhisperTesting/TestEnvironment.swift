@@ -83,6 +83,9 @@ public final class TestServer: Sendable {
             "WHISPER_THREADS": "2",
             "WHISPER_LOG_LEVEL": "warn",
             "WHISPER_REDIS_PREFIX": "test-\(UUID().uuidString.prefix(8).lowercased()):",
+            // A drain in a test closes at once unless the test asks for a grace or a window.
+            "WHISPER_DRAIN_GRACE_SECONDS": "0",
+            "WHISPER_DRAIN_WINDOW_SECONDS": "0",
         ]
         environment.merge(overrides) { $1 }
         let config = try ServerConfig.load(environment: environment)

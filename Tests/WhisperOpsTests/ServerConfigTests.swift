@@ -63,6 +63,8 @@ import WhisperProtocol
             "WHISPER_MAX_PENDING_PER_USER": "77",
             "WHISPER_MAX_GROUP_MEMBERS": "12",
             "WHISPER_DRAIN_TIMEOUT_SECONDS": "0",
+            "WHISPER_DRAIN_GRACE_SECONDS": "0",
+            "WHISPER_DRAIN_WINDOW_SECONDS": "7",
             "WHISPER_TEST_ECHO": "1",
             "WHISPER_CHALLENGE_TTL_SECONDS": "2",
             "WHISPER_SESSION_TTL_SECONDS": "3600",
@@ -96,6 +98,8 @@ import WhisperProtocol
         #expect(config.limits.maxPendingPerUser == 77)
         #expect(config.limits.maxGroupMembers == 12)
         #expect(config.drainTimeoutSeconds == 0)
+        #expect(config.limits.drainGraceSeconds == 0)
+        #expect(config.limits.drainWindowSeconds == 7)
         #expect(config.testEcho)
         #expect(config.limits.challengeTTLSeconds == 2)
         #expect(config.limits.sessionTTLSeconds == 3600)
@@ -139,6 +143,8 @@ import WhisperProtocol
         ("WHISPER_THREADS", "99999999999999999999999", #"WHISPER_THREADS: expected a positive integer up to 1024, got "99999999999999999999999""#),
         ("WHISPER_PG_POOL_SIZE", "4.5", #"WHISPER_PG_POOL_SIZE: expected a positive integer up to 256, got "4.5""#),
         ("WHISPER_DRAIN_TIMEOUT_SECONDS", "4000", #"WHISPER_DRAIN_TIMEOUT_SECONDS: expected an integer from 0 to 3600, got "4000""#),
+        ("WHISPER_DRAIN_GRACE_SECONDS", "601", #"WHISPER_DRAIN_GRACE_SECONDS: expected an integer from 0 to 600, got "601""#),
+        ("WHISPER_DRAIN_WINDOW_SECONDS", "-1", #"WHISPER_DRAIN_WINDOW_SECONDS: expected an integer from 0 to 600, got "-1""#),
         ("WHISPER_CHALLENGE_TTL_SECONDS", "0", #"WHISPER_CHALLENGE_TTL_SECONDS: expected a positive integer up to 3600, got "0""#),
         ("WHISPER_SESSION_TTL_SECONDS", "59", #"WHISPER_SESSION_TTL_SECONDS: expected an integer from 60 to 2592000, got "59""#),
         ("WHISPER_MAX_WS_MESSAGE_BYTES", "100", #"WHISPER_MAX_WS_MESSAGE_BYTES: expected an integer from 1024 to 67108864, got "100""#),

@@ -17,10 +17,12 @@ import WhisperTesting
     @Test func ready_reportsEveryCheck_whenDependenciesAreUp() async throws {
         let server = try await TestServer()
         defer { server.stop() }
+        // Not ready until the subscriber is up and the first heartbeat has written node:{id}.
+        #expect(await eventually(within: 10, every: 0.05) { (try? TestHTTP.get(port: server.publicPort, "/ready"))?.status == 200 })
         let response = try TestHTTP.get(port: server.publicPort, "/ready")
-        #expect(response.status == 200)
         let checks = response.json?["checks"] as? [String: String]
-        #expect(checks == ["postgres": "ok", "redis": "ok", "migrations": "ok", "draining": "ok"])
+        #expect(checks == ["postgres": "ok", "redis": "ok", "migrations": "ok", "subscription": "ok", "heartbeat": "ok",
+                           "draining": "ok"])
     }
 
     @Test func metrics_areServedOnTheAdminListenerOnly() async throws {
@@ -83,6 +85,7 @@ import WhisperTesting
     @Test func pipelinedRequests_areAnsweredInOrder_onOneConnection() async throws {
         let server = try await TestServer()
         defer { server.stop() }
+        #expect(await eventually(within: 10, every: 0.05) { (try? TestHTTP.get(port: server.publicPort, "/ready"))?.status == 200 })
         let socket = try TestSocket(port: server.publicPort)
         try socket.send("GET /health HTTP/1.1\r\nHost: t\r\n\r\nGET /ready HTTP/1.1\r\nHost: t\r\n\r\nGET /nope HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
         let text = String(decoding: try socket.receiveUntilClosed(), as: UTF8.self)

@@ -47,6 +47,26 @@ import WhisperTesting
         #expect(throws: (any Error).self) { try TestSocket(port: server.publicPort) }
     }
 
+    @Test func drain_answers503DuringTheGrace_thenCloses1001WithAReconnectHint() async throws {
+        let server = try await TestServer(["WHISPER_DRAIN_GRACE_SECONDS": "2"])
+        let ws = try TestWebSocket(port: server.publicPort)
+        #expect(await readyStatus(server.adminPort, becomes: 200))
+        let drained = Task { await server.server.drain() }
+        #expect(await readyStatus(server.adminPort, becomes: 503, within: 1))
+        let down = try TestHTTP.get(port: server.adminPort, "/ready")
+        #expect((down.json?["checks"] as? [String: String])?["draining"] == "fail")
+        // The grace: the socket still serves while the load balancer notices.
+        #expect(try ws.request(["type": "ping", "payload": [:]])["type"] as? String == "pong")
+        var close: (UInt16?, String)?
+        while close == nil { if case .close(let code, let reason) = try ws.receiveFrame() { close = (code, reason) } }
+        #expect(close?.0 == 1001)
+        let hint = try JSONSerialization.jsonObject(with: Data((close?.1 ?? "").utf8)) as? [String: Any]
+        #expect(hint?["reason"] as? String == "server_restarting")
+        #expect((hint?["retryAfterMs"] as? Int).map { (0...1000).contains($0) } == true)
+        try ws.sendClose(code: 1001)
+        await drained.value
+    }
+
     @Test func tlsListeners_serveHTTPAndWebSocket() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("whisper-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -53,6 +53,9 @@ class Server:
             "WHISPER_REDIS_URL": redis_url,
             "WHISPER_MIGRATE_ON_START": "1",
             "WHISPER_ADMIN_TOKEN": self.admin_token,
+            # SIGTERM closes at once unless a test asks for a grace or a window (test_rolling_restart.py).
+            "WHISPER_DRAIN_GRACE_SECONDS": "0",
+            "WHISPER_DRAIN_WINDOW_SECONDS": "0",
         })
         if echo:
             self.env["WHISPER_TEST_ECHO"] = "1"

@@ -155,6 +155,8 @@ public struct ServerConfig: Sendable {
                                                       default: limits.nodeHeartbeatSeconds, in: 1...60)
         limits.nodeTTLSeconds = try env.integer("WHISPER_NODE_TTL_SECONDS",
                                                 default: max(limits.nodeTTLSeconds, 3 * limits.nodeHeartbeatSeconds), in: 2...600)
+        limits.drainGraceSeconds = try env.integer("WHISPER_DRAIN_GRACE_SECONDS", default: limits.drainGraceSeconds, in: 0...600)
+        limits.drainWindowSeconds = try env.integer("WHISPER_DRAIN_WINDOW_SECONDS", default: limits.drainWindowSeconds, in: 0...600)
         limits.attachmentUploadURLTTLSeconds = try env.integer("WHISPER_ATTACHMENT_UPLOAD_URL_TTL_SECONDS",
                                                                default: limits.attachmentUploadURLTTLSeconds, in: 1...604_800)
         limits.attachmentDownloadURLTTLSeconds = try env.integer("WHISPER_ATTACHMENT_DOWNLOAD_URL_TTL_SECONDS",
@@ -244,6 +246,7 @@ public struct ServerConfig: Sendable {
             "WHISPER_NODE_TTL_SECONDS", "WHISPER_ATTACHMENT_UPLOAD_URL_TTL_SECONDS", "WHISPER_ATTACHMENT_DOWNLOAD_URL_TTL_SECONDS",
             "WHISPER_ATTACHMENT_RETENTION_SECONDS", "WHISPER_ATTACHMENT_UNREFERENCED_GRACE_SECONDS",
             "WHISPER_ATTACHMENT_GC_INTERVAL_SECONDS", "WHISPER_PUSH_COALESCE_SECONDS",
+            "WHISPER_DRAIN_GRACE_SECONDS", "WHISPER_DRAIN_WINDOW_SECONDS",
         ]
         names.formUnion(S3Settings.variables)
         names.formUnion(PushSettings.variables)

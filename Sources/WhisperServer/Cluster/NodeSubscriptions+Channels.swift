@@ -14,6 +14,12 @@ extension NodeSubscriptions {
                             receivedAtMicros: notice.receivedAtMicros)
                 return true
             },
+            // This node's readiness canary (`Readiness`): proves the subscription still delivers.
+            Channel(name: shared.redisKeys.readiness(shared.nodeId), malformedEvent: "readiness_canary_malformed") {
+                guard let number = UInt64(String(decoding: $0, as: UTF8.self)) else { return false }
+                shared.readinessProbe.canaryArrived(number)
+                return true
+            },
             // Sessions killed by a login or a ban on any node: every loop closes its sockets.
             Channel(name: shared.redisKeys.revocationChannel, malformedEvent: "revocation_notice_malformed") {
                 guard let notice = RevocationNotice.decode($0) else { return false }

@@ -89,12 +89,15 @@ final class WebSocketDriver: ConnectionDelegate {
         }
     }
 
-    /// Drain: close with 1001 once in-flight requests have been answered.
-    func drain() {
+    /// Drain: close with 1001 once in-flight requests have been answered (a send whose script
+    /// was issued still gets its `message_accepted`). The reason carries the reconnect hint
+    /// (docs/protocol.md "Close codes").
+    func drain(retryAfterMillis: Int) {
+        let reason = #"{"reason":"server_restarting","retryAfterMs":\#(retryAfterMillis)}"#
         if inFlight == 0 {
-            close(code: 1001, reason: "server restarting")
+            close(code: 1001, reason: reason)
         } else {
-            closeWhenIdle = (1001, "server restarting")
+            closeWhenIdle = (1001, reason)
         }
     }
 

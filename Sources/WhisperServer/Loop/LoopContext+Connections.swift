@@ -3,7 +3,8 @@ import WhisperRuntime
 /// This loop's listeners and the connections accepted on them: HTTP drivers until a
 /// WebSocket upgrade, WebSocket drivers after it; the SIGTERM drain.
 extension LoopContext {
-    var connectionCount: Int { httpDrivers.count + webSockets.count }
+    /// What the drain waits for: open connections, and routes whose release Redis has not answered yet.
+    var outstandingWork: Int { httpDrivers.count + webSockets.count + pendingRouteReleases }
 
     /// Binds this loop's listeners (one per listener address, SO_REUSEPORT) and starts the
     /// loop's timers. Only the public listener counts connections per address: the admin
@@ -26,7 +27,7 @@ extension LoopContext {
     }
 
     private func accepted(_ connection: Connection, on kind: ListenerKind) {
-        guard !shared.isDraining else {
+        guard !shared.isClosing else {
             connection.close()
             return
         }
@@ -43,6 +44,7 @@ extension LoopContext {
         httpDrivers[driver.connection.id] = nil
         webSockets[webSocket.connection.id] = webSocket
         shared.metrics.webSocketOpened()
+        if shared.isClosing { drainLater(webSocket, afterNanoseconds: 0) }
     }
 
     func webSocketClosed(_ socket: WebSocketDriver, reason: CloseReason) {
@@ -51,13 +53,21 @@ extension LoopContext {
         shared.metrics.webSocketClosed(slowConsumer: reason == .slowConsumer)
     }
 
-    /// SIGTERM: stop accepting, ask every WebSocket client to reconnect elsewhere (1001),
-    /// let HTTP requests in progress finish.
+    /// SIGTERM, after the grace: stop accepting, let HTTP requests in progress finish, and ask
+    /// every WebSocket client to reconnect elsewhere (1001) at a random moment within
+    /// `Limits.drainWindowSeconds`, so the other nodes take the reconnects spread out
+    /// (docs/operations.md "Rolling restarts").
     func drain() {
         for listener in listeners { listener.close() }
         listeners.removeAll()
-        for socket in webSockets.values { socket.drain() }
         for driver in httpDrivers.values { driver.drain() }
+        let window = UInt64(shared.limits.drainWindowSeconds) * 1_000_000_000
+        for socket in webSockets.values { drainLater(socket, afterNanoseconds: UInt64.random(in: 0...window)) }
+    }
+
+    private func drainLater(_ socket: WebSocketDriver, afterNanoseconds delay: UInt64) {
+        let retryAfterMillis = Int.random(in: 0...max(0, shared.limits.drainReconnectJitterMillis))
+        loop.schedule(afterNanoseconds: delay) { [weak socket] in socket?.drain(retryAfterMillis: retryAfterMillis) }
     }
 
     /// Last resort at the end of the drain timeout.

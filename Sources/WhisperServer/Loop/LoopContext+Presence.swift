@@ -40,7 +40,9 @@ extension LoopContext {
     /// login): its route is withdrawn unless a newer socket took it over, and its peers hear
     /// it is offline once the grace period has passed.
     func wentOffline(_ socket: WebSocketDriver, as whisperId: WhisperID) {
+        pendingRouteReleases += 1
         presence.offline(whisperId, at: route(of: socket)) { [self] result in
+            pendingRouteReleases -= 1
             switch result {
             case .success(let announcement):
                 announcement.map(announce)

@@ -86,6 +86,7 @@ extension LoopContext {
             var delay = UInt64(self.shared.limits.nodeHeartbeatSeconds) * 1_000_000_000
             switch result {
             case .success(let count):
+                self.shared.readinessProbe.heartbeatWritten()
                 self.shared.metrics.base.pendingMessages.set(Int(clamping: max(0, count)))
             case .failure(let error):
                 self.shared.log.warn("heartbeat_failed", ["reason": .string(error.description)])

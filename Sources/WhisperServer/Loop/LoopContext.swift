@@ -69,6 +69,8 @@ final class LoopContext {
     var httpDrivers: [UInt64: HTTPDriver] = [:]
     var webSockets: [UInt64: WebSocketDriver] = [:]
     var listeners: [Listener] = []
+    /// `wentOffline` calls whose Redis reply is outstanding: the drain waits for them.
+    var pendingRouteReleases = 0
 
     init(loop: EventLoop, index: Int, shared: ServerShared, redis: RedisClient) {
         let limits = shared.limits

@@ -118,6 +118,11 @@ struct RedisKeys: Sendable {
     /// Prefix of `events:` for scripts that learn the user from stored state.
     var eventsPrefix: String { prefix + "events:" }
 
+    /// `ready:{nodeId}` → the last readiness probe's number (a short TTL): `/ready`'s write and read.
+    /// Pub/sub channel `ready:{nodeId}`: that node's readiness canary (docs/operations.md
+    /// "Health, readiness, metrics"). A key and a channel share the name without clashing.
+    func readiness(_ node: String) -> [UInt8] { bytes("ready:" + node) }
+
     /// Pub/sub channel `deliver:{nodeId}`: frames for sockets held by that node.
     var deliveryChannelPrefix: String { prefix + "deliver:" }
     func deliveryChannel(_ node: String) -> [UInt8] { bytes("deliver:" + node) }
