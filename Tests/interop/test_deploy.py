@@ -44,8 +44,16 @@ CONTAINERFILE = DEPLOY / "container" / "Containerfile"
 SECURITY_EXPOSURE_BOUND = 2.5
 # Metrics that come from Prometheus itself or the blackbox exporter, not from the relay.
 EXTERNAL_METRICS = {"up", "probe_success"}
-# The server's default WHISPER_DRAIN_TIMEOUT_SECONDS (docs/operations.md "Configuration").
-DEFAULT_DRAIN_SECONDS = 25
+# The server's drain after SIGTERM at its defaults (docs/operations.md "Shutdown"): the readiness grace
+# (WHISPER_DRAIN_GRACE_SECONDS), the window the sockets are closed over (WHISPER_DRAIN_WINDOW_SECONDS), then at most
+# WHISPER_DRAIN_TIMEOUT_SECONDS for what is left.
+DRAIN_DEFAULTS = {"WHISPER_DRAIN_GRACE_SECONDS": 5, "WHISPER_DRAIN_WINDOW_SECONDS": 5, "WHISPER_DRAIN_TIMEOUT_SECONDS": 25}
+DEFAULT_DRAIN_SECONDS = sum(DRAIN_DEFAULTS.values())
+
+
+def drain_seconds(env: dict) -> int:
+    """The longest drain `env` allows."""
+    return sum(int(env.get(name, default)) for name, default in DRAIN_DEFAULTS.items())
 
 
 def tool(name: str, package: str) -> str:
@@ -329,7 +337,6 @@ def test_kubernetes_pods_probe_health_and_ready_and_outlast_the_drain(server_con
     assert env["WHISPER_PUBLIC_ADDR"].endswith(f":{ports[container['readinessProbe']['httpGet']['port']]}")
     pre_stop = container["lifecycle"]["preStop"]["exec"]["command"]
     assert pre_stop[0] == "sleep"
-    drain = int(env.get("WHISPER_DRAIN_TIMEOUT_SECONDS", DEFAULT_DRAIN_SECONDS))
-    assert pod["terminationGracePeriodSeconds"] > int(pre_stop[1]) + drain
+    assert pod["terminationGracePeriodSeconds"] > int(pre_stop[1]) + drain_seconds(env)
     env["WHISPER_S3_ENDPOINT"] = "http://127.0.0.1:9"  # nothing is sent there during the test
     assert_server_accepts(server_config, "kubernetes-env", env)
