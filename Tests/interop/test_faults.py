@@ -36,7 +36,7 @@ WINDOW = 16
 REJECT_EVERY = 40
 COMMAND_TIMEOUT_S = 5.0  # RedisConfiguration.commandTimeoutMillis
 ERROR_BOUND_S = 7.0  # a send during an outage gets its error within this (command timeout + slack)
-RSS_SLACK_KB = 32 * 1024
+RSS_SLACK_KB = 16 * 1024
 
 
 @dataclass
