@@ -47,8 +47,8 @@ def shape_findings(line: str) -> list[str]:
     for label, pattern in SHAPES.items():
         for match in pattern.finditer(line):
             text = match.group(0).strip('"')
-            # Hex digests (session hashes, correlation ids) and path-like runs are not base64 secrets.
-            if HEX.fullmatch(text) or "/" in text and not re.search(r"[+=]", text) and text.count("/") > 1:
+            # Hex digests (session hashes, correlation ids) are not base64 secrets.
+            if HEX.fullmatch(text):
                 continue
             out.append(f"{label}: {text[:16]}…")
     return out
