@@ -42,11 +42,14 @@ struct Serve: AsyncParsableCommand {
         if config.testEcho { log.warn("test_echo_mode", ["note": "WHISPER_TEST_ECHO is for conformance tests only"]) }
         let server: WhisperServer
         do {
-            server = try WhisperServer(config: config, log: log, metrics: WhisperMetrics(registry: MetricsRegistry()))
+            // Migrations first: WhisperServer's init already listens, and a client served before the
+            // schema exists got INTERNAL_ERROR ("relation does not exist") although /health said 200.
             if config.migrateOnStart {
-                let applied = try await server.migrate()
+                guard let databaseURL = config.databaseURL else { throw ServerStartError.noDatabase }
+                let applied = try await WhisperServer.migrate(databaseURL: databaseURL, log: log)
                 log.info("migrated", ["applied": .int(applied)])
             }
+            server = try WhisperServer(config: config, log: log, metrics: WhisperMetrics(registry: MetricsRegistry()))
         } catch {
             log.error("start_failed", ["reason": .string("\(error)")])
             FileHandle.standardError.write(Data("whisper-server: \(error)\n".utf8))

@@ -28,6 +28,7 @@ from helpers import free_port
 REPO = pathlib.Path(__file__).resolve().parents[2]
 START_TIMEOUT = float(os.environ.get("WHISPER_INTEROP_START_TIMEOUT", "60"))
 STOP_TIMEOUT = 30.0
+SERVERS: list["Server"] = []
 
 
 class Server:
@@ -61,6 +62,7 @@ class Server:
             self.env["WHISPER_TEST_ECHO"] = "1"
         self.proc: subprocess.Popen | None = None
         self._log = None
+        SERVERS.append(self)  # test_zz_secrets.py sweeps their logs for their secrets
 
     @property
     def ws_url(self) -> str:

@@ -127,7 +127,18 @@ def schema_errors(frame: Any, frame_type: str | None = None) -> list[str]:
 def assert_valid_server_frame(frame: dict) -> dict:
     errors = schema_errors(frame)
     assert not errors, f"server frame violates schemas/{frame.get('type')}.schema.json: {errors}\n{frame}"
+    payload = frame.get("payload")
+    if isinstance(payload, dict):
+        for name in SECRET_FIELDS:
+            if isinstance(payload.get(name), str):
+                SECRETS_SEEN.add(payload[name])
     return frame
+
+
+# Secrets the server handed out or the tests sent during this run: test_zz_secrets.py checks that
+# no server log line contains one (docs/operations.md "Logs").
+SECRET_FIELDS = ("sessionToken", "credential")
+SECRETS_SEEN: set[str] = set()
 
 
 async def send(ws: ClientConnection, frame: dict | str) -> dict:

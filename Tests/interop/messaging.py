@@ -8,7 +8,7 @@ import os
 import time
 import uuid
 
-from identity import SigningKey, b64, privileged, send
+from identity import SECRETS_SEEN, SigningKey, b64, privileged, send
 
 
 def now_ms() -> int:
@@ -21,6 +21,7 @@ def send_message(key: SigningKey, token: str, sender: str, to: str, request_id: 
     timestamp = now_ms()
     nonce = b64(os.urandom(24))
     body = b64(ciphertext if ciphertext is not None else os.urandom(64))
+    SECRETS_SEEN.update((nonce, body))
     signed = f"v1\nsend_message\n{message_id}\n{sender}\n{to}\n{timestamp}\n{nonce}\n{body}\n".encode()
     sig = b64(key.sign(hashlib.sha256(signed).digest()))
     return privileged("send_message", token, request_id or message_id, messageId=message_id, **{

@@ -6,7 +6,10 @@ import asyncio
 import json
 import signal
 
+from conftest import start_private_server
+from databases import private_database
 from helpers import open_ws, request, run
+from identity import Identity, login
 
 
 def test_sigterm_closes_clients_1001_and_exits_0(fresh_server):
@@ -43,3 +46,22 @@ def test_logs_are_json_lines_with_listening_events(fresh_server):
             listening[record.get("listener")] = record.get("port")
     assert listening.get("public") == fresh_server.public_port, listening
     assert listening.get("admin") == fresh_server.admin_port, listening
+
+
+def test_migrate_on_start_migrates_before_listening_on_an_empty_database(server_config):
+    """WHISPER_MIGRATE_ON_START: the first client, served as soon as /health answers, finds the schema (it got
+    INTERNAL_ERROR "relation does not exist" when the server listened before migrating)."""
+    with private_database(server_config["database_url"], "whisper_lifecycle") as database_url:
+        server = start_private_server(server_config, "migrate-first", database_url)
+        try:
+            async def register():
+                async with open_ws(server.ws_url) as ws:
+                    return await login(ws, Identity())
+
+            whisper_id, _ = run(register())
+            assert whisper_id.startswith("WSP-")
+        finally:
+            assert server.terminate() == 0, server.log_tail()
+    events = [json.loads(line).get("event") for line in server.log_path.read_text().splitlines() if line.strip()]
+    assert "migrated" in events and "listening" in events, events
+    assert events.index("migrated") < events.index("listening"), events
