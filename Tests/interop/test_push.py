@@ -107,6 +107,23 @@ async def settle() -> None:
     await asyncio.sleep(0.3)
 
 
+async def message_offline_users(stack: contextlib.AsyncExitStack, recipients_node: Server, sender_node: Server,
+                                users: list[tuple[str, str]]) -> tuple[Live, list[str]]:
+    """Offline users (platform, push token) on `recipients_node`, a live sender on `sender_node`, and one message
+    from it to each: (sender, whisperIds)."""
+    recipients = [await offline(recipients_node, platform, push=token) for platform, token in users]
+    sender = await live(stack, sender_node)
+    await settle()
+    for recipient in recipients:
+        await accepted(sender, recipient)
+    return sender, recipients
+
+
+def two_answered(records: list[dict]) -> list[dict] | None:
+    """The records once a retry has been answered."""
+    return records if len(records) >= 2 and records[1]["status"] else None
+
+
 async def accepted(sender: Live, to: str) -> tuple[str, float]:
     """Send a message; (messageId, seconds until its message_accepted). Other frames on the way are skipped."""
     frame = send_message(sender.ident.key, sender.token, sender.id, to)
@@ -333,12 +350,8 @@ def test_dead_and_invalid_tokens_are_removed_and_never_used_again(cluster, serve
     async def body():
         before = await asyncio.to_thread(metrics, cluster)
         async with contextlib.AsyncExitStack() as stack:
-            recipients = [await offline(node_b, platform, push=token)
-                          for (_, platform, _, _), token in zip(cases, tokens)]
-            sender = await live(stack, node_a)
-            await settle()
-            for recipient in recipients:
-                await accepted(sender, recipient)
+            sender, recipients = await message_offline_users(
+                stack, node_b, node_a, [(platform, token) for (_, platform, _, _), token in zip(cases, tokens)])
             firsts = []
             for (provider, _, prefix, status), token in zip(cases, tokens):
                 record = (await push_fake.await_for(lambda rs: rs, 5, provider=provider, token=token,
@@ -371,11 +384,7 @@ def test_a_failing_provider_is_retried_with_growing_backoff_then_counted_failed(
     async def body():
         before = await asyncio.to_thread(metrics, cluster)
         async with contextlib.AsyncExitStack() as stack:
-            recipients = [await offline(node_a, platform, push=token) for _, platform, token in cases]
-            sender = await live(stack, node_a)
-            await settle()
-            for recipient in recipients:
-                await accepted(sender, recipient)
+            await message_offline_users(stack, node_a, node_a, [(platform, token) for _, platform, token in cases])
             for provider, _, _ in cases:
                 await eventually(lambda: moved(before, metrics(cluster), provider, "failed") >= 1, 12,
                                  f'whisper_push_total{{provider="{provider}",result="failed"}} moved')
@@ -406,13 +415,9 @@ def test_a_busy_provider_is_retried_after_retry_after_and_the_push_is_sent(clust
     async def body():
         before = await asyncio.to_thread(metrics, cluster)
         async with contextlib.AsyncExitStack() as stack:
-            recipients = [await offline(node_a, platform, push=token) for _, platform, token in cases]
-            sender = await live(stack, node_b)
-            await settle()
-            for recipient in recipients:
-                await accepted(sender, recipient)
+            await message_offline_users(stack, node_a, node_b, [(platform, token) for _, platform, token in cases])
             for provider, _, token in cases:
-                records = await push_fake.await_for(lambda rs: rs if len(rs) >= 2 and rs[1]["status"] else None, 6,
+                records = await push_fake.await_for(two_answered, 6,
                                                     provider=provider, token=token, what=f"the {provider} retry")
                 assert_verified(records[0], "wake", 429)
                 assert_verified(records[1], "wake", 200)
@@ -437,19 +442,14 @@ def test_an_expired_credential_is_refreshed_once_and_the_push_succeeds(cluster, 
 
     async def body():
         async with contextlib.AsyncExitStack() as stack:
-            ios = await offline(node_a, "ios", push=apns_token)
-            android = await offline(node_a, "android", push=fcm_token)
-            sender = await live(stack, node_a)
-            await settle()
-            await accepted(sender, ios)
-            await accepted(sender, android)
-            apns = await push_fake.await_for(lambda rs: rs if len(rs) >= 2 and rs[1]["status"] else None, 6,
+            await message_offline_users(stack, node_a, node_a, [("ios", apns_token), ("android", fcm_token)])
+            apns = await push_fake.await_for(two_answered, 6,
                                              provider="apns", token=apns_token, what="the APNs retry with a new JWT")
             assert_verified(apns[0], "wake", 403)
             assert_verified(apns[1], "wake", 200)
             assert apns[1]["headers"]["authorization"] != apns[0]["headers"]["authorization"], \
                 "the retry after ExpiredProviderToken carried the same JWT"
-            fcm = await push_fake.await_for(lambda rs: rs if len(rs) >= 2 and rs[1]["status"] else None, 6,
+            fcm = await push_fake.await_for(two_answered, 6,
                                             provider="fcm", token=fcm_token, what="the FCM retry with a new token")
             assert_verified(fcm[0], "wake", 401)
             assert_verified(fcm[1], "wake", 200)
@@ -527,13 +527,8 @@ def test_a_provider_certificate_from_an_untrusted_ca_is_refused(server_config, p
     async def body():
         before = await asyncio.to_thread(metrics, [server])
         async with contextlib.AsyncExitStack() as stack:
-            ios = await offline(server, "ios", push=apns_token)
-            android = await offline(server, "android", push=fcm_token)
-            sender = await live(stack, server)
-            await settle()
             started = time.time()
-            await accepted(sender, ios)
-            await accepted(sender, android)
+            await message_offline_users(stack, server, server, [("ios", apns_token), ("android", fcm_token)])
             for provider in ("apns", "fcm"):
                 await eventually(lambda: moved(before, metrics([server]), provider, "failed") >= 1, 15,
                                  f'{provider} result="failed" moved with an untrusted certificate')
