@@ -628,7 +628,10 @@ class PushFake:
         self._log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "hypercorn", "--certfile", str(self.cert_file), "--keyfile", str(self.key_file),
-             "--bind", f"127.0.0.1:{self.port}", "--graceful-timeout", "0", "push_fake:app"],
+             "--bind", f"127.0.0.1:{self.port}", "--graceful-timeout", "0",
+             # hypercorn closes idle connections after 5 s by default; the providers keep theirs for long, and a
+             # GOAWAY racing a new request would add retries to tests that measure timing.
+             "--keep-alive", "300", "push_fake:app"],
             cwd=HERE, env=env, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
             start_new_session=True)
         self._client = self.client()
