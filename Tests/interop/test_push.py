@@ -15,6 +15,7 @@ import json
 import os
 import re
 import statistics
+import subprocess
 import time
 import urllib.request
 import uuid
@@ -102,9 +103,19 @@ async def offline(node: Server, platform: str, push: str | None = None, voip: st
     return whisper_id
 
 
-async def settle() -> None:
-    """Let the nodes drop the routes of the sockets just closed (a message must be routed to nobody)."""
-    await asyncio.sleep(0.3)
+def has_route(node: Server, whisper_id: str) -> bool:
+    """`route:{whisperId}` (docs/operations.md "Redis keys") still names a socket."""
+    out = subprocess.run(["redis-cli", "-u", node.env["WHISPER_REDIS_URL"], "EXISTS",
+                          node.env["WHISPER_REDIS_PREFIX"] + "route:" + whisper_id],
+                         capture_output=True, text=True, check=True, timeout=10)
+    return out.stdout.strip() != "0"
+
+
+async def settle(node: Server, *whisper_ids: str) -> None:
+    """Until the routes of the sockets just closed are withdrawn: a message must be routed to nobody (a node can take
+    a moment after the close handshake, and a route to a closed socket is another case than "offline")."""
+    await eventually(lambda: not any(has_route(node, w) for w in whisper_ids), 5,
+                     "the routes of the closed sockets withdrawn")
 
 
 async def message_offline_users(stack: contextlib.AsyncExitStack, recipients_node: Server, sender_node: Server,
@@ -113,7 +124,7 @@ async def message_offline_users(stack: contextlib.AsyncExitStack, recipients_nod
     from it to each: (sender, whisperIds)."""
     recipients = [await offline(recipients_node, platform, push=token) for platform, token in users]
     sender = await live(stack, sender_node)
-    await settle()
+    await settle(recipients_node, *recipients)
     for recipient in recipients:
         await accepted(sender, recipient)
     return sender, recipients
@@ -220,7 +231,7 @@ def test_ten_messages_to_an_offline_ios_user_from_two_nodes_make_one_wake_up_per
         async with contextlib.AsyncExitStack() as stack:
             recipient = await offline(node_a, "ios", push=token)
             s1, s2 = await live(stack, node_a), await live(stack, node_b)
-            await settle()
+            await settle(node_a, recipient)
             started = time.time()
             message_ids = [(await accepted(s1 if i % 2 == 0 else s2, recipient))[0] for i in range(10)]
             assert time.time() - started < COALESCE - 1, "the ten sends did not fit in the window"
@@ -256,7 +267,7 @@ def test_offline_android_user_gets_a_data_only_fcm_wake_up_and_the_oauth_token_i
         async with contextlib.AsyncExitStack() as stack:
             recipient = await offline(node_a, "android", push=token, via_update=True)
             sender = await live(stack, node_a)
-            await settle()
+            await settle(node_a, recipient)
             message_ids = [(await accepted(sender, recipient))[0]]
             first = (await push_fake.await_for(lambda rs: rs, 5, provider="fcm", token=token,
                                                what="the FCM wake-up"))[0]
@@ -292,7 +303,7 @@ def test_call_to_an_offline_ios_callee_sends_a_voip_push_at_once_even_right_afte
         async with contextlib.AsyncExitStack() as stack:
             callee = await offline(node_a, "ios", push=push, voip=voip)
             caller = await live(stack, node_b)
-            await settle()
+            await settle(node_a, callee)
             message_id, _ = await accepted(caller, callee)
             wake = (await push_fake.await_for(lambda rs: rs, 5, provider="apns", token=push, what="the wake-up"))[0]
             assert_verified(wake, "wake")
@@ -323,7 +334,7 @@ def test_call_to_an_offline_android_callee_sends_a_data_only_call_push(cluster, 
         async with contextlib.AsyncExitStack() as stack:
             callee = await offline(node_b, "android", push=push)
             caller = await live(stack, node_a)
-            await settle()
+            await settle(node_b, callee)
             call_id = str(uuid.uuid4())
             called = time.time()
             await caller.ws.send(json.dumps(call_initiate(caller.ident.key, caller.token, caller.id, callee, call_id)))
@@ -479,7 +490,7 @@ def test_a_stalled_provider_delays_neither_message_acceptance_nor_other_users_pu
             ok_users = [await offline(node_b, "ios", push=ok_tokens["apns"]),
                         await offline(node_b, "android", push=ok_tokens["fcm"])]
             sender, friend = await live(stack, node_a), await live(stack, node_b)
-            await settle()
+            await settle(node_b, *stalled, *ok_users)
             latencies = []
 
             async def chat(recipients: list[str]) -> None:
@@ -556,7 +567,7 @@ def test_without_push_settings_the_server_starts_and_logs_push_disabled_once(ser
         async with contextlib.AsyncExitStack() as stack:
             recipient = await offline(server, "ios", push=device_token("ok-"))
             sender = await live(stack, server)
-            await settle()
+            await settle(server, recipient)
             await accepted(sender, recipient)
             await quiet_socket(sender)
 
