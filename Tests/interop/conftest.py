@@ -216,3 +216,15 @@ def fresh_server(server_config, request):
     server.start()
     yield server
     server.kill()
+
+
+@pytest.fixture(scope="module")
+def push_fake(tmp_path_factory):
+    """The APNs/FCM fake (push_fake.py) over HTTP/2 + TLS on a free port, one per test module."""
+    from push_fake import PushFake
+
+    log_dir = os.environ.get("WHISPER_INTEROP_LOG_DIR")
+    fake = PushFake(tmp_path_factory.mktemp("push-fake"), pathlib.Path(log_dir) if log_dir else None)
+    fake.start()
+    yield fake
+    fake.stop()
