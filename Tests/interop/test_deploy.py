@@ -22,6 +22,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 import urllib.request
 
 import pytest
@@ -264,7 +265,11 @@ def assert_server_accepts(server_config, name: str, env: dict[str, str]) -> None
     server = start_private_server(server_config, name, server_config["database_url"],
                                   **{k: v for k, v in env.items() if k not in own})
     try:
-        assert http_status(server.http_url("/ready"), timeout=5) == 200, server.log_tail()
+        # Ready once its first heartbeat and subscription canary are through (docs/operations.md "Health, …").
+        deadline = time.monotonic() + 15
+        while http_status(server.http_url("/ready"), timeout=5) != 200:
+            assert time.monotonic() < deadline, f"{name}: /ready not 200 within 15 s\n" + server.log_tail()
+            time.sleep(0.1)
     finally:
         code = server.terminate()
     assert code == 0, f"{name}: exit {code} on SIGTERM\n" + server.log_tail()

@@ -33,7 +33,8 @@ def configured_secrets() -> set[str]:
     found: set[str] = set()
     for env in [dict(os.environ)] + [server.env for server in SERVERS]:
         for name, value in env.items():
-            if SECRET_NAME.search(name) and len(value) >= 8:
+            # A key *file's* path (WHISPER_TLS_KEY, WHISPER_APNS_KEY_FILE) is not a secret; its contents are.
+            if SECRET_NAME.search(name) and len(value) >= 8 and not value.startswith("/"):
                 found.add(value)
             if "://" in value:
                 password = urllib.parse.urlsplit(value).password

@@ -94,7 +94,8 @@ final class FCMProvider: PushProvider {
         case 200: return .sent
         case 404 where codes.isEmpty || codes.contains("UNREGISTERED"): return .unregistered
         case 400 where codes.contains("INVALID_ARGUMENT"): return .unregistered
-        case 401, 403 where !codes.contains("SENDER_ID_MISMATCH"): return .refreshCredential
+        case 401: return .refreshCredential
+        case 403 where !codes.contains("SENDER_ID_MISMATCH"): return .refreshCredential
         case 429, 500...599: return .retry
         default: return .failed(reason: "\(status) \(codes.first ?? "")")
         }
