@@ -28,15 +28,16 @@ public enum ProcFile {
 
     /// Entries in a directory other than `.` and `..`; nil if it cannot be opened.
     static func countEntries(_ path: String) -> Int? {
-        guard let directory = opendir(path) else { return nil }
+        // glibc hands out entries only as long as their names (`d_reclen`), packed in one
+        // buffer: the name is read in place up to its NUL, never copied as the whole 256-byte
+        // `d_name`, which runs past the buffer for the last entry (found by AddressSanitizer).
+        guard let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name),
+              let directory = opendir(path) else { return nil }
         defer { closedir(directory) }
         var count = 0
         while let entry = readdir(directory) {
-            let isDotOrDotDot = withUnsafeBytes(of: entry.pointee.d_name) { name -> Bool in
-                name.count >= 3 && name[0] == UInt8(ascii: ".")
-                    && (name[1] == 0 || (name[1] == UInt8(ascii: ".") && name[2] == 0))
-            }
-            if !isDotOrDotDot { count += 1 }
+            let name = UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: CChar.self)
+            if strcmp(name, ".") != 0 && strcmp(name, "..") != 0 { count += 1 }
         }
         return count
     }
