@@ -8,7 +8,7 @@
 # under a minute this way, where SwiftPM would instrument the whole graph. A module or target is
 # rebuilt only when one of its inputs is newer than its output.
 
-FUZZ_DIR="$WHISPER_REPO_ROOT/.build-fuzz"
+FUZZ_DIR="${WHISPER_FUZZ_DIR:-$WHISPER_REPO_ROOT/.build-fuzz}"
 FUZZ_SOURCES="$WHISPER_REPO_ROOT/Tests/Fuzz"
 FUZZ_SWIFTFLAGS=(-O -g -sanitize=fuzzer,address -swift-version 6 -parse-as-library -use-ld=lld)
 FUZZ_CFLAGS=(-O1 -g -fsanitize=fuzzer-no-link,address)
@@ -25,8 +25,8 @@ _fuzz_spec() {
       FUZZ_MODULES=(WhisperProtocol WhisperWebSocket); FUZZ_EXTRA=("$FUZZ_SOURCES/Targets/WebSocketFuzz.swift")
       FUZZ_CMODULES=(CZlib COpenSSL); FUZZ_LIBS=(-lz -lcrypto); FUZZ_MAX_LEN=16384 ;;
     http)
-      FUZZ_MODULES=(WhisperProtocol WhisperHTTP); FUZZ_EXTRA=("$FUZZ_SOURCES/Targets/HTTPFuzz.swift")
-      FUZZ_CMODULES=(); FUZZ_LIBS=(); FUZZ_MAX_LEN=8192 ;;
+      FUZZ_MODULES=(WhisperProtocol WhisperHTTP WhisperWebSocket); FUZZ_EXTRA=("$FUZZ_SOURCES/Targets/HTTPFuzz.swift")
+      FUZZ_CMODULES=(CZlib COpenSSL); FUZZ_LIBS=(-lz -lcrypto); FUZZ_MAX_LEN=8192 ;;
     protocol)
       FUZZ_MODULES=(WhisperProtocol); FUZZ_EXTRA=("$FUZZ_SOURCES/Targets/ProtocolFuzz.swift")
       FUZZ_CMODULES=(); FUZZ_LIBS=(); FUZZ_MAX_LEN=8192 ;;
@@ -103,7 +103,7 @@ fuzz_build() {
 
 # fuzz_run TARGET SECONDS: run one target for SECONDS on its committed seeds plus the corpus it
 # grew before (.build-fuzz/corpus/TARGET). Crashes, timeouts, leaks and OOMs are written to
-# .build-fuzz/findings/TARGET/ and make it fail. Appends "target seconds execs" to .build-fuzz/stats.
+# .build-fuzz/findings/TARGET/ and make it fail. Appends a line per run to .build-fuzz/stats.
 fuzz_run() {
   local target=$1 seconds=$2 log_file status=0 execs
   _fuzz_spec "$target" || return 1
@@ -114,12 +114,18 @@ fuzz_run() {
   log "fuzz $target for ${seconds}s (log: $log_file)"
   # -timeout: one input taking over 10 s is a hang; -rss_limit_mb bounds memory (ASan included).
   # ASan's leak checker runs at exit and on every new input that looks leaky.
-  ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0}" \
+  # `time` (the bash keyword) measures the CPU the run used, for docs/security.md.
+  local TIMEFORMAT='%R %U %S' times_file="$FUZZ_DIR/logs/$target.time"
+  { time ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0}" \
     nice -n 10 "$FUZZ_DIR/bin/$target" -max_len="$FUZZ_MAX_LEN" -timeout=10 -rss_limit_mb=2048 \
     -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$findings/" \
-    "$corpus" "$seeds" >"$log_file" 2>&1 || status=$?
+    "$corpus" "$seeds" >"$log_file" 2>&1; } 2>"$times_file" || status=$?
   execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log_file" | tail -1)"
-  printf '%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$target" "$seconds" "${execs:-0}" >>"$FUZZ_DIR/stats"
+  local wall user sys
+  read -r wall user sys <"$times_file" || true
+  # Columns: finished (UTC), target, wall s, CPU s (user + sys), executions, exit status.
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$target" "${wall:-?}" \
+    "$(awk -v u="${user:-0}" -v s="${sys:-0}" 'BEGIN { printf "%.1f", u + s }')" "${execs:-0}" "$status" >>"$FUZZ_DIR/stats"
   if ((status != 0)); then
     err "fuzz target $target failed (status $status); findings in $findings"
     tail_log "$log_file" 60

@@ -1,7 +1,10 @@
 import WhisperHTTP
+import WhisperWebSocket
 
 /// libFuzzer target `http`: bytes from a client into `HTTPRequestParser` (request head, then
-/// Content-Length framed bodies, pipelined requests), as the HTTP listener feeds it.
+/// Content-Length framed bodies, pipelined requests), as the HTTP listener feeds it, then each
+/// request through the router and the WebSocket upgrade checks (RFC 6455 §4.2.1, the
+/// permessage-deflate offer parser and negotiation).
 ///
 /// Input layout: byte 0 is the chunk size (1–64) the rest is fed in, the rest is the wire.
 /// Invariants: no crash or hang; every request's head and body stay within `HTTPLimits`; the
@@ -69,5 +72,13 @@ enum HTTPFuzzSupport {
             for item in parameters.items { precondition(!item.value.utf8.contains(0), "NUL in a path parameter") }
         }
         _ = request.headers.tokens(for: "connection")
+        let headers = request.headers.fields.map { (name: $0.name, value: $0.value) }
+        if case .success(let upgrade) = WebSocketHandshake.validate(method: request.method, headers: headers),
+           let agreement = PerMessageDeflate.negotiate(offers: upgrade.extensionOffers) {
+            let bits = agreement.parameters.clientMaxWindowBits
+            precondition((8...15).contains(bits), "negotiated client_max_window_bits \(bits) outside 8...15")
+            precondition((8...15).contains(agreement.parameters.serverMaxWindowBits), "server_max_window_bits outside 8...15")
+            precondition(!agreement.responseValue.utf8.contains { $0 == 13 || $0 == 10 }, "CR or LF in a response header")
+        }
     }
 }
