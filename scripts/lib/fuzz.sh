@@ -10,8 +10,8 @@
 
 FUZZ_DIR="${WHISPER_FUZZ_DIR:-$WHISPER_REPO_ROOT/.build-fuzz}"
 FUZZ_SOURCES="$WHISPER_REPO_ROOT/Tests/Fuzz"
-FUZZ_SWIFTFLAGS=(-O -g -sanitize=fuzzer,address -swift-version 6 -parse-as-library -use-ld=lld)
-FUZZ_CFLAGS=(-O1 -g -fsanitize=fuzzer-no-link,address)
+FUZZ_SWIFTFLAGS=(-O -g "-sanitize=fuzzer,address" -swift-version 6 -parse-as-library -use-ld=lld)
+FUZZ_CFLAGS=(-O1 -g "-fsanitize=fuzzer-no-link,address")
 
 # fuzz_targets: the target names, one per line.
 fuzz_targets() { printf '%s\n' websocket http protocol url redis; }
@@ -46,12 +46,14 @@ _fuzz_spec() {
   esac
 }
 
-# _fuzz_stale OUTPUT INPUT...: true when OUTPUT is missing or older than any INPUT (files or folders).
+# _fuzz_stale OUTPUT INPUT...: true when OUTPUT is missing or older than any INPUT (files or
+# folders) or than this file (which holds the flags).
 _fuzz_stale() {
   local out=$1
   shift
   [[ -e "$out" ]] || return 0
-  [[ -n "$(find "$@" -newer "$out" \( -name '*.swift' -o -name '*.c' -o -name '*.h' -o -name '*.o' \) -print -quit 2>/dev/null)" ]]
+  [[ -n "$(find "$@" "${BASH_SOURCE[0]}" -newer "$out" \( -name '*.swift' -o -name '*.c' -o -name '*.h' \
+    -o -name '*.o' -o -name fuzz.sh \) -print -quit 2>/dev/null)" ]]
 }
 
 # _fuzz_module NAME: WhisperOps needs CLinux (C) and WhisperProtocol; the others as in Package.swift.
@@ -69,14 +71,17 @@ _fuzz_module() {
           "$WHISPER_REPO_ROOT/Sources/CLinux/include/CLinux.h" >"$out/CLinux/module.modulemap"
         clang "${FUZZ_CFLAGS[@]}" -I "$WHISPER_REPO_ROOT/Sources/CLinux/include" \
           -c "$WHISPER_REPO_ROOT/Sources/CLinux/CLinux.c" -o "$out/CLinux.o" || return 1
+        touch "$out/CLinux.o"
       fi ;;
   esac
   _fuzz_stale "$out/$name.o" "$src" "${deps[@]}" || return 0
   log "fuzz build: $name"
   local sources=()
   mapfile -t sources < <(find "$src" -name '*.swift' | sort)
+  # touch: swiftc leaves an unchanged object file alone, which would keep it looking stale.
   swiftc "${FUZZ_SWIFTFLAGS[@]}" -wmo -module-name "$name" -I "$out" "${cflags[@]}" \
-    -emit-module -emit-module-path "$out/$name.swiftmodule" -c -o "$out/$name.o" "${sources[@]}"
+    -emit-module -emit-module-path "$out/$name.swiftmodule" -c -o "$out/$name.o" "${sources[@]}" \
+    && touch "$out/$name.o"
 }
 
 # fuzz_build TARGET...: build (incrementally) the modules and binaries the targets need.
@@ -95,9 +100,12 @@ fuzz_build() {
     for c in "${FUZZ_CMODULES[@]}"; do cflags+=(-I "$WHISPER_REPO_ROOT/Sources/$c"); done
     _fuzz_stale "$FUZZ_DIR/bin/$target" "${FUZZ_EXTRA[@]}" "${objs[@]}" || continue
     log "fuzz build: target $target"
-    swiftc "${FUZZ_SWIFTFLAGS[@]}" -module-name "Fuzz_$target" -I "$FUZZ_DIR/obj" "${cflags[@]}" \
-      "${FUZZ_EXTRA[@]}" "${objs[@]}" "${FUZZ_LIBS[@]}" -o "$FUZZ_DIR/bin/$target" \
-      || { err "fuzz build of target $target failed"; return 1; }
+    if ! swiftc "${FUZZ_SWIFTFLAGS[@]}" -module-name "Fuzz_$target" -I "$FUZZ_DIR/obj" "${cflags[@]}" \
+      "${FUZZ_EXTRA[@]}" "${objs[@]}" "${FUZZ_LIBS[@]}" -o "$FUZZ_DIR/bin/$target"; then
+      err "fuzz build of target $target failed"
+      return 1
+    fi
+    touch "$FUZZ_DIR/bin/$target"
   done
 }
 
