@@ -28,19 +28,18 @@ public enum ProcFile {
 
     /// Entries in a directory other than `.` and `..`; nil if it cannot be opened.
     static func countEntries(_ path: String) -> Int? {
-        guard let directory = opendir(path) else { return nil }
+        // glibc hands out entries only as long as their names (`d_reclen`), packed in one
+        // buffer: the name is read in place up to its NUL, never copied as the whole 256-byte
+        // `d_name`, which runs past the buffer for the last entry (found by AddressSanitizer).
+        guard let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name),
+              let directory = opendir(path) else { return nil }
         defer { closedir(directory) }
-        // `entry.pointee.d_name` would copy all 256 bytes of the field, but the kernel packs
-        // entries by `d_reclen`: the last one of a large directory (/proc/self/fd with
-        // thousands of sockets) can end at a page boundary, and the copy then faults. Only
-        // the name's first bytes — NUL-terminated within the record — are read.
-        guard let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) else { return nil }
+        // The last entry of a large directory (/proc/self/fd with thousands of sockets) can
+        // also end at a page boundary: the copy then faulted (found by the 10,000-connection test).
         var count = 0
         while let entry = readdir(directory) {
-            let name = UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: UInt8.self)
-            let dot = UInt8(ascii: ".")
-            let isDotOrDotDot = name[0] == dot && (name[1] == 0 || (name[1] == dot && name[2] == 0))
-            if !isDotOrDotDot { count += 1 }
+            let name = UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: CChar.self)
+            if strcmp(name, ".") != 0 && strcmp(name, "..") != 0 { count += 1 }
         }
         return count
     }
