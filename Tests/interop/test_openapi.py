@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 import urllib.request
 
 import pytest
@@ -26,7 +27,7 @@ from schemathesis.specs.openapi.checks import (content_type_conformance, ignored
                                                response_schema_conformance, status_code_conformance,
                                                unsupported_method)
 
-from conftest import REPO, start_private_server
+from conftest import REPO, http_status, start_private_server
 from databases import private_database
 from helpers import open_ws, run
 from identity import Identity, b64, login
@@ -120,6 +121,12 @@ def api(server_config):
         server = start_private_server(server_config, "openapi", database_url, WHISPER_RATE_BACKUP="1000/3600",
                                       WHISPER_RATE_BACKUP_IP="1000/3600", **s3)
         try:
+            # /ready is 503 until the node's first heartbeat and readiness canary are through: the
+            # generated GET /ready must meet a node that finished starting.
+            deadline = time.monotonic() + 15
+            while http_status(server.http_url("/ready"), timeout=5) != 200:
+                assert time.monotonic() < deadline, "/ready not 200 within 15 s\n" + server.log_tail()
+                time.sleep(0.1)
             async def register() -> list[tuple[str, str]]:
                 out = []
                 for ident in (Identity(), Identity(), Identity()):

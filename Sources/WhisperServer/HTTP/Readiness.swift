@@ -5,21 +5,24 @@ import WhisperStorage
 /// The `/ready` checks (docs/operations.md "Health, readiness, metrics"), run concurrently: a
 /// PostgreSQL round trip, the migration state, a Redis write and read, a canary published on
 /// the node's own readiness channel that its subscriber must hand back, and the first
-/// heartbeat. Node-wide they run at most once per `Limits.readinessCacheMillis`
-/// (`ReadinessProbe`); `draining` is read live on every request.
+/// heartbeat. Node-wide the remote checks run at most once per `Limits.readinessCacheMillis`
+/// (`ReadinessProbe`); `heartbeat` and `draining` are local flags read live on every request,
+/// so a node turns ready as soon as its first heartbeat lands, not a cache period later.
 enum Readiness {
     struct Report: Sendable {
         var checks: [(String, Bool)]
         var isReady: Bool { checks.allSatisfy { $0.1 } }
     }
 
-    static let pathChecks = ["postgres", "redis", "migrations", "subscription", "heartbeat"]
+    static let pathChecks = ["postgres", "redis", "migrations", "subscription"]
 
     static func check(_ context: LoopContext, _ done: @escaping (Report) -> Void) {
         let shared = context.shared, probe = shared.readinessProbe
         let reply = LoopBound(done, loop: context.loop)
         let waiter: @Sendable (Report) -> Void = { report in
-            reply.deliver { $0(Report(checks: report.checks + [("draining", !shared.isDraining)])) }
+            reply.deliver {
+                $0(Report(checks: report.checks + [("heartbeat", probe.hasWrittenHeartbeat), ("draining", !shared.isDraining)]))
+            }
         }
         let maxAge = UInt64(shared.limits.readinessCacheMillis) * 1_000_000
         switch probe.begin(now: MonotonicClock.now(), maxAgeNanos: maxAge, waiter: waiter) {
@@ -34,8 +37,8 @@ enum Readiness {
 
     private static func runChecks(_ context: LoopContext, _ done: @escaping (Report) -> Void) {
         let shared = context.shared
-        var results: [String: Bool] = ["heartbeat": shared.readinessProbe.hasWrittenHeartbeat]
-        var remaining = pathChecks.count - 1
+        var results: [String: Bool] = [:]
+        var remaining = pathChecks.count
         let finish = { (name: String, ok: Bool) in
             results[name] = ok
             remaining -= 1
