@@ -124,6 +124,22 @@ import WhisperTesting
         #expect(try ws.login(TestIdentity()).whisperId.hasPrefix("WSP-"))
     }
 
+    @Test func tokens_alternatingOnOneSocket_eachGetTheirOwnAnswer() async throws {
+        let server = try await TestServer()
+        defer { server.stop() }
+        let ws = try TestWebSocket(port: server.publicPort)
+        let login = try ws.login(TestIdentity())
+        // The same length and all but the first character: what the socket remembered of the
+        // last token must never stand in for a different one.
+        let first = login.sessionToken.first == "A" ? "B" : "A"
+        let forged = first + login.sessionToken.dropFirst()
+        for _ in 0..<2 {
+            #expect(try ws.privileged("fetch_pending", token: login.sessionToken).frameType == "pending_messages")
+            #expect(try ws.privileged("fetch_pending", token: forged).errorCode == "NOT_REGISTERED")
+        }
+        #expect(try ws.privileged("fetch_pending", token: login.sessionToken).frameType == "pending_messages")
+    }
+
     @Test func privilegedFrames_needVersionsAndASession_beforeAnyHandlerRuns() async throws {
         let server = try await TestServer()
         defer { server.stop() }

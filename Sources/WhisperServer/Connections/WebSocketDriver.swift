@@ -13,6 +13,10 @@ final class WebSocketDriver: ConnectionDelegate {
     /// a privileged frame), so later frames with the same token need no Redis round trip.
     /// Only `ConnectionRegistry` sets or clears it; revocation, refresh and logout do so at once.
     var authenticated: SessionRecord?
+    /// The last session token text this socket presented and its SHA-256: a phone presents
+    /// the same token in every privileged frame, and hashing it each time was measurable
+    /// (docs/benchmarks.md). Compared in constant time; independent of `authenticated`.
+    var tokenMemo: (text: String, hash: SessionHash)?
     /// Requests whose replies are still being produced (Redis/PostgreSQL round trips). A
     /// draining server closes the socket only once this reaches zero.
     private(set) var inFlight = 0

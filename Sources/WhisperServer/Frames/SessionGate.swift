@@ -7,7 +7,9 @@ import WhisperServices
 /// 1. `protocolVersion` and `cryptoVersion` must be the integer 1 → else `INVALID_PAYLOAD`;
 /// 2. `sessionToken` absent/null, not 32 bytes of base64, unknown or expired → `NOT_REGISTERED`
 ///    (a non-string is a schema violation → `INVALID_PAYLOAD`);
-/// 3. the hash of the token equal (constant time) to the session cached on this socket →
+/// 3. the hash of the token (remembered per socket for the text last presented, compared in
+///    constant time, so a phone's repeated token is not hashed per frame) equal (constant time)
+///    to the session cached on this socket →
 ///    the handler runs at once, no Redis round trip; otherwise one Redis look-up, and the
 ///    session found is cached on the socket (and the socket joins the routing table; if it
 ///    held no session of that identity before, the user comes online first: its route is
@@ -18,9 +20,16 @@ enum SessionGate {
             try ProtocolVersion.check(frame.payload)
             return try PrivilegedPayload.sessionToken(in: frame.payload)
         }) else { return }
-        guard let tokenText = presented, let token = SessionToken(text: tokenText) else { return reply.fail(.notRegistered) }
-        let hash = token.hash
+        guard let tokenText = presented else { return reply.fail(.notRegistered) }
         let socket = reply.socket
+        let hash: SessionHash
+        if let memo = socket.tokenMemo, Sodium.constantTimeEqual(memo.text, tokenText) {
+            hash = memo.hash
+        } else {
+            guard let token = SessionToken(text: tokenText) else { return reply.fail(.notRegistered) }
+            hash = token.hash
+            socket.tokenMemo = (tokenText, hash)
+        }
         let registry = socket.context.registry
         if let cached = socket.authenticated, cached.hash.constantTimeEquals(hash) {
             guard !cached.isExpired(atMillis: WallTime.now().epochMillis) else {

@@ -6,6 +6,13 @@ import WhisperServices
 /// (`WHISPER_REDIS_PREFIX`, default `whisper:`). docs/operations.md lists them.
 struct RedisKeys: Sendable {
     let prefix: String
+    /// The names the per-message scripts use, joined with the prefix once (RedisKeys+Commands.swift).
+    let joined: JoinedNames
+
+    init(prefix: String) {
+        self.prefix = prefix
+        joined = JoinedNames(prefix: prefix)
+    }
 
     /// `challenge:{challengeId}` → challenge bytes + the deviceId/whisperId they were issued
     /// for; TTL = `WHISPER_CHALLENGE_TTL_SECONDS`.
@@ -21,7 +28,7 @@ struct RedisKeys: Sendable {
 
     /// `ratelimit:{subject}:{action}` → sorted set of recent hits (docs/operations.md "Redis keys").
     func rateLimit(subject: String, action: RateLimitAction) -> [UInt8] {
-        bytes("ratelimit:" + subject + ":" + action.rawValue)
+        Array((joined.rateLimit + subject + ":" + action.rawValue).utf8)
     }
 
     /// The `ratelimit:` keys of every bucket a script charges, in the charge's order.
@@ -39,20 +46,20 @@ struct RedisKeys: Sendable {
 
     /// `pending:{whisperId}` → stream of `message_received` payloads (field `m`), entry ids
     /// are the fetch cursors; entries older than the pending TTL are trimmed.
-    var pendingPrefix: String { prefix + "pending:" }
-    func pending(_ whisperId: WhisperID) -> [UInt8] { bytes("pending:" + whisperId.string) }
+    var pendingPrefix: String { joined.pending }
+    func pending(_ whisperId: WhisperID) -> [UInt8] { Array((joined.pending + whisperId.string).utf8) }
 
     /// `msg:{from}:{messageId lowercase}` → "`to` `entryId`[ d]": the idempotency key of an
     /// accepted message and where it is queued (`d` once receipted); TTL = pending TTL.
-    func message(from: WhisperID, id: CanonicalUUID) -> [UInt8] { bytes("msg:" + from.string + ":" + id.string) }
+    func message(from: WhisperID, id: CanonicalUUID) -> [UInt8] { Array((joined.message + from.string + ":" + id.string).utf8) }
 
     /// `events:{whisperId}` → list of frames kept for an offline user (`message_delivered`),
     /// sent after its next login.
-    func events(_ whisperId: WhisperID) -> [UInt8] { bytes("events:" + whisperId.string) }
+    func events(_ whisperId: WhisperID) -> [UInt8] { Array((joined.events + whisperId.string).utf8) }
 
     /// `route:{whisperId}` → `node:loop:connection` of the socket holding the identity's session.
-    var routePrefix: String { prefix + "route:" }
-    func route(_ whisperId: WhisperID) -> [UInt8] { bytes("route:" + whisperId.string) }
+    var routePrefix: String { joined.route }
+    func route(_ whisperId: WhisperID) -> [UInt8] { Array((joined.route + whisperId.string).utf8) }
 
     // MARK: Presence (PresenceScripts)
 
@@ -74,12 +81,12 @@ struct RedisKeys: Sendable {
     func nodeUsers(_ node: String) -> [UInt8] { bytes("node-users:" + node) }
 
     /// `node:{nodeId}` exists while that node is alive (heartbeat with a short TTL).
-    var nodePrefix: String { prefix + "node:" }
+    var nodePrefix: String { joined.node }
     func node(_ id: String) -> [UInt8] { bytes("node:" + id) }
 
     /// `peers:{whisperId}` → sorted set of direct peers, scored by the last message time.
-    var peersPrefix: String { prefix + "peers:" }
-    func peers(_ whisperId: WhisperID) -> [UInt8] { bytes("peers:" + whisperId.string) }
+    var peersPrefix: String { joined.peers }
+    func peers(_ whisperId: WhisperID) -> [UInt8] { Array((joined.peers + whisperId.string).utf8) }
 
     /// `typing:{from}:{to}` → set for `Limits.typingMinIntervalMillis` after a relayed signal.
     func typing(from: WhisperID, to: WhisperID) -> [UInt8] { bytes("typing:" + from.string + ":" + to.string) }
@@ -89,11 +96,11 @@ struct RedisKeys: Sendable {
     func pushWake(_ whisperId: WhisperID) -> [UInt8] { bytes("push-wake:" + whisperId.string) }
 
     /// `pending-count` → messages in all pending queues (for `whisper_pending_messages`).
-    var pendingCount: [UInt8] { bytes("pending-count") }
+    var pendingCount: [UInt8] { Array(joined.pendingCount.utf8) }
 
     /// `pending-index` → sorted set of users with a pending queue, scored by the last append,
     /// so the sweeper finds queues that expired whole.
-    var pendingIndex: [UInt8] { bytes("pending-index") }
+    var pendingIndex: [UInt8] { Array(joined.pendingIndex.utf8) }
 
     // MARK: Calls (CallScripts)
 
@@ -116,7 +123,7 @@ struct RedisKeys: Sendable {
     var callDeadlines: [UInt8] { bytes("calls:deadlines") }
 
     /// Prefix of `events:` for scripts that learn the user from stored state.
-    var eventsPrefix: String { prefix + "events:" }
+    var eventsPrefix: String { joined.events }
 
     /// `ready:{nodeId}` → the last readiness probe's number (a short TTL): `/ready`'s write and read.
     /// Pub/sub channel `ready:{nodeId}`: that node's readiness canary (docs/operations.md
@@ -124,7 +131,7 @@ struct RedisKeys: Sendable {
     func readiness(_ node: String) -> [UInt8] { bytes("ready:" + node) }
 
     /// Pub/sub channel `deliver:{nodeId}`: frames for sockets held by that node.
-    var deliveryChannelPrefix: String { prefix + "deliver:" }
+    var deliveryChannelPrefix: String { joined.deliveryChannel }
     func deliveryChannel(_ node: String) -> [UInt8] { bytes("deliver:" + node) }
 
     /// Pub/sub channel of `RevocationNotice`s, listened to by every node.
@@ -134,7 +141,7 @@ struct RedisKeys: Sendable {
 
     /// `group-epoch:{groupId}` → the group's membership epoch, a token replaced by every
     /// announced change (docs/protocol.md "Groups"); deleted with the group. No TTL: one small key per group.
-    func groupEpoch(_ groupId: GroupID) -> [UInt8] { bytes("group-epoch:" + groupId.string) }
+    func groupEpoch(_ groupId: GroupID) -> [UInt8] { Array((joined.groupEpoch + groupId.string).utf8) }
 
     /// Pub/sub channel of group changes (payload: the groupId), listened to by every node:
     /// each loop drops the group from its membership cache.

@@ -65,6 +65,14 @@ final class RedisRateLimitStore: RateLimitStore {
         buckets.flatMap { [Array(String($0.limit.count).utf8), Array(String($0.limit.windowSeconds * 1000).utf8)] }
     }
 
+    /// `limitArguments`, written into a command.
+    static func limitArguments(_ buckets: [RateLimitBucket], into command: inout RedisCommand) {
+        for bucket in buckets {
+            command.append(bucket.limit.count)
+            command.append(bucket.limit.windowSeconds * 1000)
+        }
+    }
+
     init(redis: RedisClient, keys: RedisKeys) {
         self.redis = redis
         self.keys = keys

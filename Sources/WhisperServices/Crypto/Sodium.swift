@@ -61,6 +61,18 @@ public enum Sodium {
         }
     }
 
+    /// `constantTimeEqual` over two strings' UTF-8 (lengths compared first, as above).
+    public static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                guard x.count == y.count else { return false }
+                guard let xBase = x.baseAddress, let yBase = y.baseAddress else { return x.isEmpty }
+                return sodium_memcmp(xBase, yBase, x.count) == 0
+            }
+        }
+    }
+
     /// libsodium's parameters are declared non-null, but an empty array may have no storage:
     /// lend a pointer to a dummy byte then (the length passed alongside is still 0).
     static func withNonNullPointer<R>(_ bytes: [UInt8], _ body: (UnsafePointer<UInt8>, Int) -> R) -> R {

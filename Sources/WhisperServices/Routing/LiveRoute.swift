@@ -14,11 +14,15 @@ public struct LiveRoute: Sendable, Equatable {
     /// `node:loop:connection`, the stored form (node ids are hex, so `:` cannot occur in them).
     public var text: String { "\(node):\(loop):\(connection)" }
 
+    /// Parsed with no intermediate array: every accepted message's route passes through here.
     public init?(text: String) {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[0].isEmpty, let loop = Int(parts[1]), loop >= 0,
-              let connection = UInt64(parts[2])
+        let utf8 = text.utf8
+        let colon = UInt8(ascii: ":")
+        guard let second = utf8.lastIndex(of: colon), let first = utf8[..<second].lastIndex(of: colon),
+              first != utf8.startIndex, !utf8[..<first].contains(colon),
+              let loop = Int(Substring(text.utf8[utf8.index(after: first)..<second])), loop >= 0,
+              let connection = UInt64(Substring(text.utf8[utf8.index(after: second)...]))
         else { return nil }
-        self.init(node: String(parts[0]), loop: loop, connection: connection)
+        self.init(node: String(Substring(utf8[..<first])), loop: loop, connection: connection)
     }
 }

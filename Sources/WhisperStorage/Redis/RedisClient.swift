@@ -67,22 +67,32 @@ public final class RedisClient: @unchecked Sendable {
             fail(completion, problem)
             return
         }
-        guard let connection = link.ready, connection.send(arguments, completion) else {
-            fail(completion, .disconnected)
-            return
-        }
+        var command = RedisCommand(arguments)
+        send(encoded: command.finish(), completion)
     }
 
     public func send(_ arguments: [String], _ completion: @escaping (Result<RedisValue, RedisError>) -> Void) {
         send(arguments.map { Array($0.utf8) }, completion)
     }
 
+    /// A command already in RESP; scripts only (no pub/sub check needed).
+    private func send(encoded command: ArraySlice<UInt8>, _ completion: @escaping (Result<RedisValue, RedisError>) -> Void) {
+        assert(loop.inEventLoop, "RedisClient.send must run on its loop")
+        guard let connection = link.ready, connection.send(encoded: command, completion) else {
+            fail(completion, .disconnected)
+            return
+        }
+    }
+
     /// Runs `script` with EVALSHA; on NOSCRIPT (first use, restarted or flushed server)
     /// falls back to EVAL, which also caches it on the server for the next EVALSHA.
     public func evalScript(_ script: RedisScript, keys: [[UInt8]], arguments: [[UInt8]],
                            _ completion: @escaping (Result<RedisValue, RedisError>) -> Void) {
-        let tail = [Array(String(keys.count).utf8)] + keys + arguments
-        send([Array("EVALSHA".utf8), Array(script.sha1.utf8)] + tail) { [weak self] result in
+        evalScript(RedisScriptCall(script, keys: keys, arguments: arguments), completion)
+    }
+
+    public func evalScript(_ call: RedisScriptCall, _ completion: @escaping (Result<RedisValue, RedisError>) -> Void) {
+        send(encoded: call.evalsha) { [weak self] result in
             guard case .success(.error(let message)) = result, message.hasPrefix("NOSCRIPT") else {
                 completion(result)
                 return
@@ -91,7 +101,7 @@ public final class RedisClient: @unchecked Sendable {
                 completion(.failure(.closed))
                 return
             }
-            self.send([Array("EVAL".utf8), Array(script.source.utf8)] + tail, completion)
+            self.send(encoded: call.eval, completion)
         }
     }
 
@@ -102,10 +112,14 @@ public final class RedisClient: @unchecked Sendable {
     /// caller see `.disconnected`.
     public func evalScript(_ script: RedisScript, keys: [[UInt8]], arguments: [[UInt8]], retryOnce: Bool,
                            _ completion: @escaping (Result<RedisValue, RedisError>) -> Void) {
-        evalScript(script, keys: keys, arguments: arguments) { [weak self] result in
+        evalScript(RedisScriptCall(script, keys: keys, arguments: arguments), retryOnce: retryOnce, completion)
+    }
+
+    public func evalScript(_ call: RedisScriptCall, retryOnce: Bool,
+                           _ completion: @escaping (Result<RedisValue, RedisError>) -> Void) {
+        evalScript(call) { [weak self] result in
             guard retryOnce, case .failure(.disconnected) = result, let self else { return completion(result) }
-            self.awaitLink(resend: { self.evalScript(script, keys: keys, arguments: arguments, completion) },
-                           fail: { completion(result) })
+            self.awaitLink(resend: { self.evalScript(call, completion) }, fail: { completion(result) })
         }
     }
 

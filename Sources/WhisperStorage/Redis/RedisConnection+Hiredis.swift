@@ -1,7 +1,7 @@
 internal import CHiredis
 
 /// The C side of the adapter: callbacks that capture nothing and find their connection
-/// through `privdata` / `ev.data`, and argv packing for `redisAsyncCommandArgv`.
+/// through `privdata` / `ev.data`, and the hand-over of encoded commands.
 extension RedisConnection {
     static func from(_ pointer: UnsafeRawPointer?) -> RedisConnection? {
         guard let pointer else { return nil }
@@ -25,31 +25,11 @@ extension RedisConnection {
         }
     }
 
-    /// Packs arguments into one buffer and hands hiredis pointers into it (binary-safe:
-    /// explicit lengths, NUL bytes allowed).
-    static func withArgv(_ arguments: [[UInt8]],
-                         _ body: (Int32, UnsafeMutablePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int>?) -> Int32) -> Int32 {
-        guard !arguments.isEmpty, let argc = Int32(exactly: arguments.count) else { return REDIS_ERR }
-        var flat: [UInt8] = []
-        flat.reserveCapacity(arguments.reduce(1) { $0 + $1.count })
-        for argument in arguments { flat.append(contentsOf: argument) }
-        flat.append(0)  // never empty, so a base address exists even if every argument is ""
-        return flat.withUnsafeBufferPointer { buffer -> Int32 in
-            guard let base = buffer.baseAddress else { return REDIS_ERR }
-            let raw = UnsafeRawPointer(base)
-            var pointers: [UnsafePointer<CChar>?] = []
-            var lengths: [Int] = []
-            pointers.reserveCapacity(arguments.count)
-            lengths.reserveCapacity(arguments.count)
-            var offset = 0
-            for argument in arguments {
-                pointers.append((raw + offset).assumingMemoryBound(to: CChar.self))
-                lengths.append(argument.count)
-                offset += argument.count
-            }
-            return pointers.withUnsafeMutableBufferPointer { p in
-                lengths.withUnsafeBufferPointer { l in body(argc, p.baseAddress, l.baseAddress) }
-            }
+    /// Hands hiredis the bytes of an encoded command (never empty: a header at least).
+    static func withRESP(_ command: ArraySlice<UInt8>, _ body: (UnsafePointer<CChar>, Int) -> Int32) -> Int32 {
+        command.withUnsafeBytes { raw -> Int32 in
+            guard let base = raw.baseAddress, !raw.isEmpty else { return REDIS_ERR }
+            return body(base.assumingMemoryBound(to: CChar.self), raw.count)
         }
     }
 }

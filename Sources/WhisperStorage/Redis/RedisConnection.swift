@@ -112,10 +112,16 @@ final class RedisConnection: IOHandler {
     /// Queues one command. False when not connected or hiredis refused it; the completion
     /// is then dropped and the caller reports the failure.
     func send(_ arguments: [[UInt8]], _ completion: @escaping Completion) -> Bool {
+        var command = RedisCommand(arguments)
+        return send(encoded: command.finish(), completion)
+    }
+
+    /// Queues one command already in RESP (`RedisCommand.finish`); hiredis copies the bytes.
+    func send(encoded command: ArraySlice<UInt8>, _ completion: @escaping Completion) -> Bool {
         guard phase == .connected, let ac = context else { return false }
         let privdata = Unmanaged.passUnretained(self).toOpaque()
-        let status = Self.withArgv(arguments) { argc, argv, lengths in
-            redisAsyncCommandArgv(ac, redisReplyTrampoline, privdata, argc, argv, lengths)
+        let status = Self.withRESP(command) { bytes, length in
+            redisAsyncFormattedCommand(ac, redisReplyTrampoline, privdata, bytes, length)
         }
         guard status == REDIS_OK else { return false }
         inFlight.append(InFlight(deadline: MonotonicClock.now() &+ timeoutNanos, completion: completion))
@@ -129,8 +135,9 @@ final class RedisConnection: IOHandler {
     func subscription(_ command: String, channels: [[UInt8]]) -> Bool {
         guard phase == .connected, let ac = context, !channels.isEmpty else { return false }
         let privdata = Unmanaged.passUnretained(self).toOpaque()
-        let status = Self.withArgv([Array(command.utf8)] + channels) { argc, argv, lengths in
-            redisAsyncCommandArgv(ac, redisSubscriptionTrampoline, privdata, argc, argv, lengths)
+        var encoded = RedisCommand([Array(command.utf8)] + channels)
+        let status = Self.withRESP(encoded.finish()) { bytes, length in
+            redisAsyncFormattedCommand(ac, redisSubscriptionTrampoline, privdata, bytes, length)
         }
         return status == REDIS_OK
     }

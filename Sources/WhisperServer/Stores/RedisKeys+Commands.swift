@@ -1,0 +1,49 @@
+import WhisperProtocol
+import WhisperServices
+import WhisperStorage
+
+/// The keys and arguments of the per-message scripts (accept, receipt), written straight into
+/// the command (`RedisCommand`): no joined `String` and no array per key. Each name is spelt
+/// once, in `JoinedNames`, which `RedisKeys`'s own functions use too.
+extension RedisKeys {
+    struct JoinedNames: Sendable {
+        let message, pending, events, route, peers, node, deliveryChannel, groupEpoch, rateLimit: String
+        let pendingCount, pendingIndex: String
+
+        init(prefix: String) {
+            message = prefix + "msg:"
+            pending = prefix + "pending:"
+            events = prefix + "events:"
+            route = prefix + "route:"
+            peers = prefix + "peers:"
+            node = prefix + "node:"
+            deliveryChannel = prefix + "deliver:"
+            groupEpoch = prefix + "group-epoch:"
+            rateLimit = prefix + "ratelimit:"
+            pendingCount = prefix + "pending-count"
+            pendingIndex = prefix + "pending-index"
+        }
+    }
+
+    func message(from: WhisperID, id: CanonicalUUID, into command: inout RedisCommand) {
+        command.append(joined.message, from.string, ":", id.string)
+    }
+
+    func pending(_ whisperId: WhisperID, into command: inout RedisCommand) { command.append(joined.pending, whisperId.string) }
+    func events(_ whisperId: WhisperID, into command: inout RedisCommand) { command.append(joined.events, whisperId.string) }
+    func route(_ whisperId: WhisperID, into command: inout RedisCommand) { command.append(joined.route, whisperId.string) }
+    func peers(_ whisperId: WhisperID, into command: inout RedisCommand) { command.append(joined.peers, whisperId.string) }
+    func groupEpoch(_ groupId: GroupID, into command: inout RedisCommand) { command.append(joined.groupEpoch, groupId.string) }
+
+    /// The `ratelimit:` keys of a charge's buckets, in the charge's order.
+    func rateLimits(_ buckets: [RateLimitBucket], into command: inout RedisCommand) {
+        for bucket in buckets { command.append(joined.rateLimit, bucket.subject, ":", bucket.action.rawValue) }
+    }
+
+    /// `route(...)`'s three ARGV items (see `routing(from:)`).
+    func routing(from node: String, into command: inout RedisCommand) {
+        command.append(node)
+        command.append(joined.node)
+        command.append(joined.deliveryChannel)
+    }
+}
