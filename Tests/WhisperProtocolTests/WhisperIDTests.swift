@@ -106,11 +106,11 @@ import WhisperTesting
             for e in UInt8(1)..<32 {
                 var pattern = [UInt8](repeating: 0, count: 12)
                 pattern[j] = e
-                if WhisperID.syndromesAreZero(pattern) { undetected += 1 }
+                if WhisperID.syndromes(pattern) == (0, 0) { undetected += 1 }
                 for k in (j + 1)..<12 {
                     for f in UInt8(1)..<32 {
                         pattern[k] = f
-                        if WhisperID.syndromesAreZero(pattern) { undetected += 1 }
+                        if WhisperID.syndromes(pattern) == (0, 0) { undetected += 1 }
                     }
                     pattern[k] = 0
                 }

@@ -26,25 +26,6 @@ extension WhisperID {
         return (s0, s1)
     }
 
-    static func syndromesAreZero(_ symbols: [UInt8]) -> Bool {
-        syndromes(symbols) == (0, 0)
-    }
-
-    /// The twelve symbol values of a canonically formatted id (checksum not checked), or `nil`.
-    static func symbols(of text: String) -> [UInt8]? {
-        let utf8 = Array(text.utf8)
-        guard utf8.count == textLength, utf8.starts(with: prefix.utf8),
-              utf8[8] == ASCII.minus, utf8[13] == ASCII.minus
-        else { return nil }
-        var symbols = [UInt8]()
-        symbols.reserveCapacity(symbolCount)
-        for (i, byte) in utf8.enumerated() where i >= 4 && i != 8 && i != 13 {
-            guard let value = symbolValue(byte) else { return nil }
-            symbols.append(value)
-        }
-        return symbols
-    }
-
     /// RFC 4648 §6 Base32 value of an uppercase symbol.
     static func symbolValue(_ byte: UInt8) -> UInt8? {
         switch byte {

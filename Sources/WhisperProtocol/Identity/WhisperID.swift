@@ -27,8 +27,24 @@ public struct WhisperID: Hashable, Sendable, CustomStringConvertible {
     init(validated string: String) { self.string = string }
 
     /// The id if `text` is a canonical, checksum-valid Whisper ID; otherwise `nil`.
+    /// Checks the text in place, with no intermediate arrays: every frame naming a user passes here.
     public static func validate(_ text: String) -> WhisperID? {
-        guard let symbols = symbols(of: text), syndromesAreZero(symbols) else { return nil }
+        let utf8 = text.utf8
+        guard utf8.count == textLength, utf8.starts(with: prefix.utf8) else { return nil }
+        var s0: UInt8 = 0
+        var s1: UInt8 = 0
+        var weight: UInt8 = 1   // α^i
+        for (position, byte) in utf8.enumerated() where position >= prefix.utf8.count {
+            if position == 8 || position == 13 {
+                guard byte == ASCII.minus else { return nil }
+                continue
+            }
+            guard let value = symbolValue(byte) else { return nil }
+            s0 ^= value
+            s1 ^= GF32.multiply(weight, value)
+            weight = GF32.multiply(weight, 2)
+        }
+        guard s0 == 0, s1 == 0 else { return nil }
         return WhisperID(validated: text)
     }
 

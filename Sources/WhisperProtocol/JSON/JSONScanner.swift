@@ -127,9 +127,11 @@ struct JSONScanner {
             index += 1
             return JSONObject(uncheckedMembers: members)
         }
-        members.reserveCapacity(8)
+        // A `send_message` payload has 12–15 members: one allocation, not three growths.
+        members.reserveCapacity(Self.fingerprintedKeysPerObject)
         var keySet: Set<UTF8Key>?
         let base = keyFingerprints.count
+        if keyFingerprints.capacity == 0 { keyFingerprints.reserveCapacity(2 * Self.fingerprintedKeysPerObject) }
         defer { keyFingerprints.removeSubrange(base...) }
         while true {
             guard index < bytes.count, bytes[index] == ASCII.quote else { throw unexpected(at: index) }

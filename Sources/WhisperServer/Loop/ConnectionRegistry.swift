@@ -37,8 +37,9 @@ final class ConnectionRegistry {
 
     var authenticatedSockets: [WebSocketDriver] { byIdentity.values.flatMap(\.values) }
 
-    func sockets(of whisperId: WhisperID) -> [WebSocketDriver] {
-        byIdentity[whisperId].map { Array($0.values) } ?? []
+    /// A view of the table, not a copy: every delivered frame asks.
+    func sockets(of whisperId: WhisperID) -> [UInt64: WebSocketDriver].Values {
+        (byIdentity[whisperId] ?? [:]).values
     }
 
     /// Caches `session` on `socket` (replacing whatever it held).

@@ -145,29 +145,35 @@ public struct RedisCommand: Sendable {
             fresh.count = count
             return fresh.finish(leading: leading, leadingCount: leadingCount, number: number)
         }
-        var header: [UInt8] = []
-        header.reserveCapacity(needed)
-        header.append(UInt8(ascii: "*"))
-        withUnsafeBytes(of: &totalDigits.storage) { header.append(contentsOf: $0[totalDigits.range]) }
-        header.append(contentsOf: Self.crlf)
-        header.append(contentsOf: leading)
-        if var digits = numberDigits {
-            let length = digits.range.count
-            var lengthDigits = Self.Digits(Int64(length))
-            header.append(UInt8(ascii: "$"))
-            withUnsafeBytes(of: &lengthDigits.storage) { header.append(contentsOf: $0[lengthDigits.range]) }
-            header.append(contentsOf: Self.crlf)
-            withUnsafeBytes(of: &digits.storage) { header.append(contentsOf: $0[digits.range]) }
-            header.append(contentsOf: Self.crlf)
-        }
-        let start = headerRoom - header.count
+        // Written forwards into the room, ending exactly where the arguments begin.
+        let start = headerRoom - needed
         buffer.withUnsafeMutableBufferPointer { room in
-            for (offset, byte) in header.enumerated() { room[start + offset] = byte }
+            var at = start
+            func put(_ byte: UInt8) {
+                room[at] = byte
+                at += 1
+            }
+            func put(_ digits: inout Digits) {
+                withUnsafeBytes(of: &digits.storage) { for byte in $0[digits.range] { put(byte) } }
+            }
+            put(UInt8(ascii: "*"))
+            put(&totalDigits)
+            put(UInt8(ascii: "\r"))
+            put(UInt8(ascii: "\n"))
+            for byte in leading { put(byte) }
+            if var digits = numberDigits {
+                var lengthDigits = Self.Digits(Int64(digits.range.count))
+                put(UInt8(ascii: "$"))
+                put(&lengthDigits)
+                put(UInt8(ascii: "\r"))
+                put(UInt8(ascii: "\n"))
+                put(&digits)
+                put(UInt8(ascii: "\r"))
+                put(UInt8(ascii: "\n"))
+            }
         }
         return buffer[start...]
     }
-
-    private static let crlf: [UInt8] = [UInt8(ascii: "\r"), UInt8(ascii: "\n")]
 
     /// Arguments encoded on their own (no `*` header), to go first in another command.
     static func arguments(_ arguments: [String]) -> [UInt8] {
