@@ -17,7 +17,26 @@ int clinux_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t token) 
     return epoll_ctl(epfd, op, fd, &ev);
 }
 
-int clinux_epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout_ms) {
+static int clinux_has_pwait2 = 1;
+
+int clinux_epoll_wait(int epfd, struct epoll_event *events, int maxevents, int64_t timeout_ns) {
+    if (__atomic_load_n(&clinux_has_pwait2, __ATOMIC_RELAXED)) {
+        struct timespec ts;
+        struct timespec *tsp = NULL;
+        if (timeout_ns >= 0) {
+            ts.tv_sec = (time_t)(timeout_ns / 1000000000);
+            ts.tv_nsec = (long)(timeout_ns % 1000000000);
+            tsp = &ts;
+        }
+        int n = epoll_pwait2(epfd, events, maxevents, tsp, NULL);
+        if (n >= 0 || errno != ENOSYS) return n;
+        __atomic_store_n(&clinux_has_pwait2, 0, __ATOMIC_RELAXED);
+    }
+    int timeout_ms = -1;
+    if (timeout_ns >= 0) {
+        int64_t ms = (timeout_ns + 999999) / 1000000;
+        timeout_ms = ms > 2147483647 ? 2147483647 : (int)ms;
+    }
     return epoll_wait(epfd, events, maxevents, timeout_ms);
 }
 

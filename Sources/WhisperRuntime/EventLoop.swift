@@ -139,7 +139,7 @@ public final class EventLoop: @unchecked Sendable {
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
         defer { events.deallocate() }
         while !stopRequested.load(ordering: .acquiring) {
-            let count = clinux_epoll_wait(epfd, events, Int32(capacity), waitTimeoutMillis())
+            let count = clinux_epoll_wait(epfd, events, Int32(capacity), waitTimeoutNanos())
             now = MonotonicClock.now()
             if count > 0 {
                 for i in 0..<Int(count) {
@@ -163,14 +163,15 @@ public final class EventLoop: @unchecked Sendable {
         runDeferred()
     }
 
-    private func waitTimeoutMillis() -> Int32 {
+    /// Nanoseconds, not milliseconds (`clinux_epoll_wait` uses `epoll_pwait2`): a timer due in
+    /// 1 ms fires after ~1 ms, not after 1–2 ms, which a load generator's send tick and the
+    /// latency it measures would otherwise carry (docs/benchmarks.md).
+    private func waitTimeoutNanos() -> Int64 {
         guard deferred.isEmpty, flushQueue.isEmpty else { return 0 }
         guard let deadline = timers.nextDeadline() else { return -1 }
         let current = MonotonicClock.now()
         if deadline <= current { return 0 }
-        // Round up so a timer never fires early and the loop does not spin on 0 ms waits.
-        let millis = (deadline - current + 999_999) / 1_000_000
-        return Int32(clamping: millis)
+        return Int64(clamping: deadline - current)
     }
 
     private func flushConnections() {

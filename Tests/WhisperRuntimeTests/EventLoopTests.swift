@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WhisperOps
 import WhisperTesting
 @testable import WhisperRuntime
 
@@ -58,6 +59,28 @@ import WhisperTesting
         #expect(await eventually { fired.get.count == 3 })
         try await Task.sleep(nanoseconds: 30_000_000)
         #expect(fired.get == ["a", "b", "c"])
+    }
+
+    /// Waits are in nanoseconds (epoll_pwait2) now: a sub-millisecond timer must still never
+    /// fire before its deadline.
+    @Test func subMillisecondTimers_neverFireEarly() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        group.start()
+        defer { group.shutdown() }
+        let loop = group.loops[0]
+        let early = Box(0), fired = Box(0)
+        await onLoop(loop) {
+            for i in 0..<50 {
+                let delay = UInt64(50_000 + i * 10_000)
+                let due = MonotonicClock.now() + delay
+                loop.schedule(afterNanoseconds: delay) {
+                    if MonotonicClock.now() < due { early.update { $0 += 1 } }
+                    fired.update { $0 += 1 }
+                }
+            }
+        }
+        #expect(await eventually { fired.get == 50 })
+        #expect(early.get == 0)
     }
 
     @Test func inEventLoop_isTrueOnlyOnTheLoopThread() async throws {

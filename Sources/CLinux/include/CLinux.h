@@ -12,7 +12,9 @@
 // epoll
 int clinux_epoll_create(void);
 int clinux_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t token);
-int clinux_epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout_ms);
+/* Waits at most timeout_ns nanoseconds (< 0: forever). epoll_pwait2 (Linux 5.11) where the
+   kernel has it, so a 1 ms timer does not sleep 1-2 ms; otherwise epoll_wait rounded up to ms. */
+int clinux_epoll_wait(int epfd, struct epoll_event *events, int maxevents, int64_t timeout_ns);
 uint64_t clinux_epoll_event_token(const struct epoll_event *ev);
 uint32_t clinux_epoll_event_mask(const struct epoll_event *ev);
 
