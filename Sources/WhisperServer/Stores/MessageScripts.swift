@@ -51,23 +51,26 @@ enum MessageScripts {
         """
 
     /// KEYS: 1 msg:{from}:{id}, 2 pending:{to}, 3 route:{to}, 4 peers:{from}, 5 peers:{to},
-    /// 6 pending-count, 7 pending-index, [8 group-epoch:{groupId} for a group message,]
-    /// then the SEND rate-limit logs.
+    /// 6 pending-count, 7 pending-index, 8 push-wake:{to}, [9 group-epoch:{groupId} for a group
+    /// message,] then the SEND rate-limit logs.
     /// ARGV: 1 to, 2 from, 3 payload, 4 pending TTL ms, 5 peer TTL ms, 6 max pending,
     /// 7 this node, 8 node key prefix, 9 delivery channel prefix, 10 received-at µs,
     /// 11 rate-limit hit name, 12 the group epoch the membership was checked under ('' for a
-    /// direct message), 13… count/window pairs of the rate-limit logs.
+    /// direct message), 13 push coalescing window ms ('0': no push), 14… count/window pairs of
+    /// the rate-limit logs.
     /// Returns {4} group membership changed, {3, wait ms} rate limited, {1} duplicate,
-    /// {2} queue full, {0, entryId, routing}. The epoch is checked first: a stale check
-    /// charges nothing (docs/protocol.md "Groups").
+    /// {2} queue full, {0, entryId, routing, woke}: woke = 1 when the recipient is offline and
+    /// this call claimed its push window (`SET NX PX`, as `RedisWakeUpClaims` does), so the
+    /// caller sends the wake-up. The epoch is checked first: a stale check charges nothing
+    /// (docs/protocol.md "Groups").
     static let accept = RedisScript(source: prelude + RedisRateLimitStore.lua + """
         local now = now_ms()
-        local first_limit = 8
+        local first_limit = 9
         if ARGV[12] ~= '' then
-          if (redis.call('GET', KEYS[8]) or '\(GroupScripts.noEpoch)') ~= ARGV[12] then return {4} end
-          first_limit = 9
+          if (redis.call('GET', KEYS[9]) or '\(GroupScripts.noEpoch)') ~= ARGV[12] then return {4} end
+          first_limit = 10
         end
-        local wait = rate_limit(KEYS, first_limit, ARGV[11], ARGV, 13, now)
+        local wait = rate_limit(KEYS, first_limit, ARGV[11], ARGV, 14, now)
         if wait > 0 then return {3, wait} end
         if redis.call('EXISTS', KEYS[1]) == 1 then return {1} end
         local ttl = tonumber(ARGV[4])
@@ -89,7 +92,12 @@ enum MessageScripts {
           redis.call('PEXPIRE', key, peer_ttl)
         end
         local frame = function() return \(lua(MessageFrames.messageReceivedPrefix)) .. ARGV[3] .. \(lua(MessageFrames.messageReceivedSuffix)) end
-        return {0, id, route(KEYS[3], ARGV[1], 'm', ARGV[10], frame, ARGV[7], ARGV[8], ARGV[9])}
+        local where = route(KEYS[3], ARGV[1], 'm', ARGV[10], frame, ARGV[7], ARGV[8], ARGV[9])
+        local woke = 0
+        if where == 'offline' and ARGV[13] ~= '0' and redis.call('SET', KEYS[8], '1', 'NX', 'PX', ARGV[13]) then
+          woke = 1
+        end
+        return {0, id, where, woke}
         """)
 
     /// A Lua string literal of `text`, for the frame envelopes the scripts splice.

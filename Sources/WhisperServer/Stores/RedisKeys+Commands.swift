@@ -7,7 +7,7 @@ import WhisperStorage
 /// once, in `JoinedNames`, which `RedisKeys`'s own functions use too.
 extension RedisKeys {
     struct JoinedNames: Sendable {
-        let message, pending, events, route, peers, node, deliveryChannel, groupEpoch, rateLimit: String
+        let message, pending, events, route, peers, node, deliveryChannel, groupEpoch, rateLimit, pushWake: String
         let pendingCount, pendingIndex: String
 
         init(prefix: String) {
@@ -20,6 +20,7 @@ extension RedisKeys {
             deliveryChannel = prefix + "deliver:"
             groupEpoch = prefix + "group-epoch:"
             rateLimit = prefix + "ratelimit:"
+            pushWake = prefix + "push-wake:"
             pendingCount = prefix + "pending-count"
             pendingIndex = prefix + "pending-index"
         }
@@ -34,6 +35,7 @@ extension RedisKeys {
     func route(_ whisperId: WhisperID, into command: inout RedisCommand) { command.append(joined.route, whisperId.string) }
     func peers(_ whisperId: WhisperID, into command: inout RedisCommand) { command.append(joined.peers, whisperId.string) }
     func groupEpoch(_ groupId: GroupID, into command: inout RedisCommand) { command.append(joined.groupEpoch, groupId.string) }
+    func pushWake(_ whisperId: WhisperID, into command: inout RedisCommand) { command.append(joined.pushWake, whisperId.string) }
 
     /// The `ratelimit:` keys of a charge's buckets, in the charge's order.
     func rateLimits(_ buckets: [RateLimitBucket], into command: inout RedisCommand) {

@@ -93,7 +93,7 @@ struct RedisKeys: Sendable {
 
     /// `push-wake:{whisperId}` → "1" while a wake-up sent to the user coalesces later ones;
     /// TTL = `WHISPER_PUSH_COALESCE_SECONDS`; deleted when the user logs in.
-    func pushWake(_ whisperId: WhisperID) -> [UInt8] { bytes("push-wake:" + whisperId.string) }
+    func pushWake(_ whisperId: WhisperID) -> [UInt8] { Array((joined.pushWake + whisperId.string).utf8) }
 
     /// `pending-count` → messages in all pending queues (for `whisper_pending_messages`).
     var pendingCount: [UInt8] { Array(joined.pendingCount.utf8) }

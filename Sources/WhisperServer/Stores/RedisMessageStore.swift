@@ -45,6 +45,7 @@ final class RedisMessageStore: MessageStore {
             keys.peers(message.to, into: &command)
             command.append(keys.joined.pendingCount)
             command.append(keys.joined.pendingIndex)
+            keys.pushWake(message.to, into: &command)
             if let group = message.group { keys.groupEpoch(group.groupId, into: &command) }
             keys.rateLimits(message.rateLimit.buckets, into: &command)
         }, arguments: { command in
@@ -58,6 +59,7 @@ final class RedisMessageStore: MessageStore {
             command.append(message.receivedAtMicros)
             command.append(message.rateLimit.nonce)
             command.append(message.group?.epoch ?? "")
+            command.append(message.wakeWindowMillis ?? 0)
             RedisRateLimitStore.limitArguments(message.rateLimit.buckets, into: &command)
         })
         redis.evalScript(call, retryOnce: true) { result in
@@ -68,10 +70,10 @@ final class RedisMessageStore: MessageStore {
                 case 3: return items.count == 2 ? items[1].integer.map { .rateLimited(retryAfterMs: $0) } : nil
                 case 4: return .membershipChanged
                 default:
-                    guard items.count == 3, let cursor = items[1].string.flatMap(PendingCursor.init),
-                          let routing = items[2].string.flatMap(Self.routing)
+                    guard items.count == 4, let cursor = items[1].string.flatMap(PendingCursor.init),
+                          let routing = items[2].string.flatMap(Self.routing), let woke = items[3].integer
                     else { return nil }
-                    return .accepted(cursor: cursor, routing: routing)
+                    return .accepted(cursor: cursor, routing: routing, wakeClaimed: woke == 1)
                 }
             })
         }

@@ -28,9 +28,12 @@ public struct MessageAcceptance: Sendable {
     /// A group message: checked first, so a membership that changed since the check refuses
     /// the message (`.membershipChanged`) before anything is charged or stored.
     public let group: GroupStamp?
+    /// Push is on: when the recipient turns out to be offline, claim its push coalescing
+    /// window (this many ms) in the same step (`AcceptOutcome.accepted(wakeClaimed:)`).
+    public let wakeWindowMillis: Int64?
 
     public init(from: WhisperID, to: WhisperID, messageId: CanonicalUUID, deliveryPayload: [UInt8],
-                receivedAtMicros: Int64, rateLimit: RateLimitCharge, group: GroupStamp? = nil) {
+                receivedAtMicros: Int64, rateLimit: RateLimitCharge, group: GroupStamp? = nil, wakeWindowMillis: Int64? = nil) {
         self.from = from
         self.to = to
         self.messageId = messageId
@@ -38,12 +41,14 @@ public struct MessageAcceptance: Sendable {
         self.receivedAtMicros = receivedAtMicros
         self.rateLimit = rateLimit
         self.group = group
+        self.wakeWindowMillis = wakeWindowMillis
     }
 }
 
 public enum AcceptOutcome: Sendable, Equatable {
-    /// Queued for the recipient under `cursor`, and routed.
-    case accepted(cursor: PendingCursor, routing: Routing)
+    /// Queued for the recipient under `cursor`, and routed; `wakeClaimed`: the recipient was
+    /// offline and this accept claimed its push window, so the caller sends the wake-up.
+    case accepted(cursor: PendingCursor, routing: Routing, wakeClaimed: Bool = false)
     /// (from, messageId) was accepted before: nothing queued, nothing delivered.
     case duplicate
     /// The recipient's queue holds the maximum number of messages.

@@ -116,7 +116,7 @@ public final class MessagingService {
         let charge = rateLimiter.charge(.send, subjects: [.ip(client.ip), .identity(message.from.string)])
         let acceptance = MessageAcceptance(from: message.from, to: message.to, messageId: message.messageId,
                                            deliveryPayload: message.deliveryPayload, receivedAtMicros: receivedAtMicros,
-                                           rateLimit: charge, group: group)
+                                           rateLimit: charge, group: group, wakeWindowMillis: wakeUps?.claimWindowMillis)
         store.accept(acceptance) { [self] result in
             switch result {
             case .failure(let error):
@@ -135,14 +135,14 @@ public final class MessagingService {
                               messageId: message.messageId.string)
                 }
                 completion(.success(true))
-            case .success(.accepted(_, let routing)):
+            case .success(.accepted(_, let routing, let wakeClaimed)):
                 (message.groupId == nil ? acceptedDirect : acceptedGroup)?.increment()
                 switch routing {
                 case .local(let route):
                     router.deliver(MessageFrames.messageReceived(deliveryPayload: message.deliveryPayload), to: message.to,
                                    at: route, kind: .message, receivedAtMicros: receivedAtMicros)
                 case .offline:
-                    wakeUps?.wake(message.to)
+                    if wakeClaimed { wakeUps?.wakeClaimed(message.to) }
                 case .remote:
                     break
                 }

@@ -10,7 +10,9 @@ import WhisperProtocol
 /// bottom:
 /// 1. claim the user's coalescing window in Redis (`Limits.pushCoalesceSeconds`): already
 ///    claimed (by any node) → coalesced, nothing sent. A login clears the claim, so a phone that
-///    woke, fetched and went away is woken again by the next message;
+///    woke, fetched and went away is woken again by the next message. A message's accept script
+///    claims the window itself when it finds the recipient offline (`wakeClaimed`: no extra
+///    round trip per message to a sleeping phone);
 /// 2. the user's device and tokens from PostgreSQL: none → nothing to send;
 /// 3. a wake-up job for the device's provider (APNs for iOS, FCM for Android) with the regular
 ///    push token — never the VoIP token — handed to its sender; a full queue drops it (counted).
@@ -49,6 +51,12 @@ public final class PushService: WakeUps {
                 send(to: user, kind: .wake)
             }
         }
+    }
+
+    public var claimWindowMillis: Int64 { windowMillis }
+
+    public func wakeClaimed(_ user: WhisperID) {
+        send(to: user, kind: .wake)
     }
 
     public func ring(_ callee: WhisperID, callId: CanonicalUUID) {

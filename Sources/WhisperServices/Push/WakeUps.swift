@@ -7,6 +7,11 @@ public protocol WakeUps: AnyObject {
     /// A message or a kept event was queued for `user`: a content-free wake-up, at most one
     /// per user per coalescing window.
     func wake(_ user: WhisperID)
+    /// The coalescing window (ms) a store may claim itself, in the same atomic step that found
+    /// the user offline (the message accept script does), saving the claim's round trip.
+    var claimWindowMillis: Int64 { get }
+    /// A wake-up whose window the caller already claimed: sent without claiming again.
+    func wakeClaimed(_ user: WhisperID)
     /// `call_initiate` found the callee without a live socket: a VoIP push on iOS (CallKit
     /// rings), a high-priority data message on Android; never coalesced away. The held offer
     /// is delivered when the woken app logs in.
