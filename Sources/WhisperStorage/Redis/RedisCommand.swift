@@ -126,7 +126,7 @@ public struct RedisCommand: Sendable {
         buffer.append(UInt8(ascii: "\n"))
     }
 
-    /// Finishes the command and returns its bytes: the `*<count>` header, then `leading`
+    /// Finishes the command (call once) and returns its bytes, followed in memory by a NUL: the `*<count>` header, then `leading`
     /// (arguments already encoded by `RedisCommand.arguments`, `leadingCount` of them, e.g.
     /// `EVALSHA <sha>`), then `number` as one more argument if given (a script's `numkeys`),
     /// then the appended arguments. The header is written into the room kept at the front,
@@ -172,7 +172,12 @@ public struct RedisCommand: Sendable {
                 put(UInt8(ascii: "\n"))
             }
         }
-        return buffer[start...]
+        // hiredis reads the command as a C string: finding a SUBSCRIBE's channels it walks the
+        // arguments until `strchr` finds no more `$`, which only a NUL after the last one stops.
+        // The NUL stays in the buffer, outside the returned bytes.
+        let end = buffer.count
+        buffer.append(0)
+        return buffer[start..<end]
     }
 
     /// Arguments encoded on their own (no `*` header), to go first in another command.
