@@ -19,6 +19,9 @@ public struct RelayOptions: Sendable {
     /// For `core use`; defaults to the online CPUs.
     public var cores: Int?
     public var probe = ProbeTargets()
+    /// Path prefix for the series files (`<prefix>-latency.csv`, `-cpu.csv`, `-percentiles.csv`);
+    /// nil: none written.
+    public var seriesPrefix: String?
 
     public init() {}
 

@@ -24,7 +24,8 @@ public enum RelayScenario {
             let rate = options.rate.map { $0 * Double(streams.count) / Double(options.pairs) }
             return RelayShard(context: context, plan: RelayShard.Plan(
                 run: run, streams: streams, inFlight: options.inFlight, rate: rate,
-                ciphertextBytes: options.ciphertextBytes, loginConcurrency: loginConcurrency))
+                ciphertextBytes: options.ciphertextBytes, loginConcurrency: loginConcurrency,
+                recordsSeries: options.seriesPrefix != nil))
         }
 
         let logins = LoginTally.merged(await gather(shards) { shard, done in shard.connect(completion: done) })
@@ -47,15 +48,23 @@ public enum RelayScenario {
         }
         let probe = ResourceProbe(targets: options.probe)
         let measuring = options.probe.serverPid != nil || options.probe.admin != nil
+        let cpuSeries = options.seriesPrefix.map { _ in CPUSeries(server: options.probe.serverPid, redis: options.probe.redisPid) }
         try await sleep(until: window.windowStart)
+        cpuSeries?.start(origin: window.windowStart)
         let before = measuring ? probe.sample() : nil
         try await sleep(until: window.windowEnd)
         let after = measuring ? probe.sample() : nil
+        cpuSeries?.stop()
 
         let settled = await gather(shards) { shard, done in shard.settle(timeoutSeconds: options.settleTimeoutSeconds, completion: done) }
         _ = await gather(shards) { shard, done in shard.sweep { done(()) } }
         let total = RelayShardResult.merged(await gather(shards) { shard, done in done(shard.result()) })
         _ = await gather(shards) { shard, done in shard.closeAll { done(()) } }
+        if let prefix = options.seriesPrefix {
+            try Self.write(total.acceptSeries.csv, to: prefix + "-latency.csv")
+            try Self.write(total.acceptLatency.percentileCSV, to: prefix + "-percentiles.csv")
+            if let cpuSeries { try Self.write(cpuSeries.csv, to: prefix + "-cpu.csv") }
+        }
 
         var cost: RelayCost?
         if let before, let after {
@@ -69,6 +78,14 @@ public enum RelayScenario {
     static func sleep(until deadline: UInt64) async throws {
         let now = MonotonicClock.now()
         if deadline > now { try await Task.sleep(nanoseconds: deadline - now) }
+    }
+
+    static func write(_ text: String, to path: String) throws {
+        do {
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            throw BenchError.setup("cannot write \(path): \(error)")
+        }
     }
 
     static func onlineCores() -> Int {

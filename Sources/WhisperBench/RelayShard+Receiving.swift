@@ -13,6 +13,7 @@ extension RelayShard {
             if window.contains(now) { counters.acceptedInWindow += 1 }
             if let sent = pair.sendTimes[sequence], window.contains(sent) {
                 acceptLatency.record(nanoseconds: now &- sent)
+                if plan.recordsSeries { acceptSeries.record(sentAt: sent, windowStart: window.windowStart, nanoseconds: now &- sent) }
             }
             if pair.received.contains(sequence) {
                 pair.sendTimes[sequence] = nil

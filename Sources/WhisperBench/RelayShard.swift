@@ -13,6 +13,8 @@ final class RelayShard: PhoneOwner {
         var rate: Double?
         var ciphertextBytes: Int
         var loginConcurrency: Int
+        /// Keep every sample for the latency-over-time series.
+        var recordsSeries = false
     }
 
     let context: ShardContext
@@ -22,6 +24,7 @@ final class RelayShard: PhoneOwner {
     var counters = RelayCounters()
     var errors = ErrorTally()
     var acceptLatency = LatencyRecorder()
+    var acceptSeries = LatencySeries()
     var receiveLatency = LatencyRecorder()
     /// Open loop: sends issued so far (including skipped ones).
     var issued: UInt64 = 0
@@ -98,7 +101,7 @@ final class RelayShard: PhoneOwner {
             lost += pair.accepted.countMissing(from: pair.received)
             unacknowledged += pair.received.countMissing(from: pair.accepted)
         }
-        return RelayShardResult(counters: counters, errors: errors, acceptLatency: acceptLatency,
+        return RelayShardResult(counters: counters, errors: errors, acceptLatency: acceptLatency, acceptSeries: acceptSeries,
                                 receiveLatency: receiveLatency, lost: lost, unacknowledgedReceived: unacknowledged)
     }
 

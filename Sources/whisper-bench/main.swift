@@ -84,9 +84,12 @@ struct Relay: AsyncParsableCommand {
     @Option(help: "whisper-server pid (CPU time).") var serverPid: Int32?
     @Option(help: "redis-server pid (CPU time).") var redisPid: Int32?
     @Option(help: "Admin listener, http://127.0.0.1:PORT (for /metrics).") var adminUrl: String?
+    @Option(help: "Write PREFIX-latency.csv (every sample), PREFIX-cpu.csv (10 ms) and PREFIX-percentiles.csv.")
+    var seriesOut: String?
 
     func run() async throws {
         var options = RelayOptions()
+        options.seriesPrefix = seriesOut
         options.pairs = pairs
         options.inFlight = inFlight
         options.rate = rate

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import Testing
 import WhisperAdmin
 import WhisperBench
@@ -62,10 +63,23 @@ import WhisperTesting
         options.rate = 300
         options.warmupSeconds = 0.2
         options.durationSeconds = 1
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-series-\(getpid())-\(UInt32.random(in: 0 ... .max))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        options.seriesPrefix = folder.appendingPathComponent("relay").path
+        options.probe = ProbeTargets(serverPid: getpid())
         let result = try await onBenchServer { try await RelayScenario.run(options, connection: $1) }
         #expect(result.passed, "\(result.report.summary)")
         #expect(abs(result.counters.sentInWindow - 300) <= 3, "sent \(result.counters.sentInWindow)")
         #expect(result.counters.signedLive == 0)
+        // The series: one line per measured sample, the CPU every 10 ms, the percentile curve.
+        let latency = try String(contentsOf: folder.appendingPathComponent("relay-latency.csv"), encoding: .utf8)
+        #expect(latency.split(separator: "\n").count == 1 + Int(result.acceptLatency.count))
+        let cpu = try String(contentsOf: folder.appendingPathComponent("relay-cpu.csv"), encoding: .utf8)
+        #expect(cpu.hasPrefix("t_ms,server_cores,server_switches,bench_cores,bench_switches\n"))
+        #expect(cpu.split(separator: "\n").count > 50)
+        let curve = try String(contentsOf: folder.appendingPathComponent("relay-percentiles.csv"), encoding: .utf8)
+        #expect(curve.hasPrefix("percentile,latency_us\n0.0,"))
     }
 
     @Test func drain_pagesOut500MessagesExactlyOnce() async throws {

@@ -1,0 +1,95 @@
+import Foundation
+import WhisperOps
+
+/// CPU use of the server, Redis and the generator over a run, sampled every 10 ms on its own
+/// thread, beside `LatencySeries`: from /proc/<pid>/task/*/schedstat (nanoseconds on CPU, per
+/// thread) — /proc/<pid>/stat counts in 10 ms ticks, too coarse for 10 ms samples — and the
+/// context switches of /proc/<pid>/status, so a latency spike can be lined up with who was busy.
+final class CPUSeries: @unchecked Sendable {
+    struct Row {
+        var millis: Double
+        var values: [Double]
+    }
+
+    private let pids: [(name: String, pid: Int32)]
+    private let intervalNanos: UInt64
+    private let lock = NSLock()
+    private var rows: [Row] = []
+    private var running = true
+    private var thread: Thread?
+
+    init(server: Int32?, redis: Int32?, intervalNanos: UInt64 = 10_000_000) {
+        var pids: [(String, Int32)] = []
+        if let server { pids.append(("server", server)) }
+        if let redis { pids.append(("redis", redis)) }
+        pids.append(("bench", getpid()))
+        self.pids = pids
+        self.intervalNanos = intervalNanos
+    }
+
+    /// Samples from now (t = 0 at `origin`, a MonotonicClock time) until `stop`.
+    func start(origin: UInt64) {
+        let thread = Thread { [self] in
+            var previous = pids.map { Self.counters(pid: $0.pid) }
+            var previousTime = MonotonicClock.now()
+            var next = previousTime + intervalNanos
+            while lock.withLock({ running }) {
+                let now = MonotonicClock.now()
+                if next > now { usleep(UInt32((next - now) / 1_000)) }
+                next += intervalNanos
+                let time = MonotonicClock.now()
+                let current = pids.map { Self.counters(pid: $0.pid) }
+                let elapsed = Double(time - previousTime)
+                var values: [Double] = []
+                for (before, after) in zip(previous, current) {
+                    values.append(elapsed > 0 ? Double(after.cpuNanos &- before.cpuNanos) / elapsed : 0)
+                    values.append(Double(after.switches &- before.switches))
+                }
+                let millis = time >= origin ? Double(time - origin) / 1e6 : -Double(origin - time) / 1e6
+                lock.withLock { rows.append(Row(millis: millis, values: values)) }
+                previous = current
+                previousTime = time
+            }
+        }
+        thread.name = "cpu-series"
+        self.thread = thread
+        thread.start()
+    }
+
+    func stop() {
+        lock.withLock { running = false }
+    }
+
+    /// `t_ms,<name>_cores,<name>_switches,…`: cores busy over each interval, and context switches in it.
+    var csv: String {
+        let header = "t_ms," + pids.map { "\($0.name)_cores,\($0.name)_switches" }.joined(separator: ",")
+        let rows = lock.withLock { self.rows }
+        var lines = [header]
+        lines.reserveCapacity(rows.count + 1)
+        for row in rows {
+            lines.append(([String(format: "%.2f", row.millis)] + row.values.map { String(format: "%.3f", $0) }).joined(separator: ","))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Nanoseconds on CPU and context switches, summed over the process's threads.
+    static func counters(pid: Int32) -> (cpuNanos: UInt64, switches: UInt64) {
+        var cpu: UInt64 = 0
+        var switches: UInt64 = 0
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        for task in tasks {
+            if let text = ProcFile.readText("/proc/\(pid)/task/\(task)/schedstat"),
+               let first = text.split(separator: " ").first, let nanos = UInt64(first) {
+                cpu &+= nanos
+            }
+            guard let status = ProcFile.readText("/proc/\(pid)/task/\(task)/status") else { continue }
+            for line in status.split(separator: "\n")
+            where line.hasPrefix("voluntary_ctxt_switches:") || line.hasPrefix("nonvoluntary_ctxt_switches:") {
+                if let value = line.split(separator: ":").last.flatMap({ UInt64($0.trimmingCharacters(in: .whitespaces)) }) {
+                    switches &+= value
+                }
+            }
+        }
+        return (cpu, switches)
+    }
+}

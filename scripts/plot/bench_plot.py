@@ -1,0 +1,120 @@
+"""Charts of a `scripts/bench` output folder (docs/benchmarks.md).
+
+For every `<run>-percentiles.csv`: one latency-percentile chart with all runs (log axis of
+1/(1-p), the HdrHistogram way: the tail gets the width it deserves). For every
+`<run>-latency.csv`: latency over time in 10 ms bins (p50, p99, max of the samples sent in the
+bin), with the CPU of server, Redis and generator from `<run>-cpu.csv` on a second axis.
+"""
+import csv
+import math
+import pathlib
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def read(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def percentile_chart(folder: pathlib.Path) -> pathlib.Path | None:
+    files = sorted(folder.glob("*-percentiles.csv"))
+    if not files:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for path in files:
+        rows = [r for r in read(path) if float(r["percentile"]) < 100]
+        if not rows:
+            continue
+        xs = [1 / (1 - float(r["percentile"]) / 100) for r in rows]
+        ys = [float(r["latency_us"]) / 1000 for r in rows]
+        ax.plot(xs, ys, label=path.name.removesuffix("-percentiles.csv"))
+    ax.set_xscale("log")
+    ticks = [1, 2, 10, 100, 1000, 10000, 100000]
+    ax.set_xticks(ticks)
+    ax.set_xticklabels(["0", "50", "90", "99", "99.9", "99.99", "99.999"])
+    ax.set_xlabel("percentile")
+    ax.set_ylabel("send → message_accepted (ms)")
+    ax.set_yscale("log")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    ax.set_title("Latency by percentile")
+    out = folder / "latency-percentiles.png"
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def bins(rows, width_ms=10.0):
+    grouped = {}
+    for r in rows:
+        b = int(float(r["sent_ms"]) // width_ms)
+        grouped.setdefault(b, []).append(float(r["latency_us"]) / 1000)
+    out = []
+    for b in sorted(grouped):
+        values = sorted(grouped[b])
+        n = len(values)
+        out.append((b * width_ms / 1000, values[n // 2], values[min(n - 1, math.ceil(0.99 * n) - 1)], values[-1]))
+    return out
+
+
+def timeline_chart(latency_path: pathlib.Path) -> pathlib.Path:
+    run = latency_path.name.removesuffix("-latency.csv")
+    rows = bins(read(latency_path))
+    fig, ax = plt.subplots(figsize=(11, 4.5))
+    if rows:
+        t = [r[0] for r in rows]
+        ax.plot(t, [r[3] for r in rows], lw=0.6, color="tab:red", label="max")
+        ax.plot(t, [r[2] for r in rows], lw=0.6, color="tab:orange", label="p99")
+        ax.plot(t, [r[1] for r in rows], lw=0.6, color="tab:blue", label="p50")
+    ax.set_yscale("log")
+    ax.set_xlabel("time in the measured window (s); 10 ms bins by send time")
+    ax.set_ylabel("send → message_accepted (ms)")
+    ax.grid(True, which="both", alpha=0.3)
+    cpu_path = latency_path.with_name(run + "-cpu.csv")
+    if cpu_path.exists():
+        cpu = read(cpu_path)
+        ax2 = ax.twinx()
+        for name, color in (("server", "tab:green"), ("redis", "tab:purple"), ("bench", "tab:gray")):
+            key = name + "_cores"
+            if cpu and key in cpu[0]:
+                ax2.plot([float(r["t_ms"]) / 1000 for r in cpu], [float(r[key]) for r in cpu], lw=0.5, color=color,
+                         alpha=0.6, label=f"{name} cores")
+        ax2.set_ylabel("cores busy (10 ms samples)")
+        ax2.set_ylim(0, 2.5)
+        lines, labels = ax.get_legend_handles_labels()
+        lines2, labels2 = ax2.get_legend_handles_labels()
+        ax.legend(lines + lines2, labels + labels2, loc="upper left", ncol=3, fontsize=8)
+    else:
+        ax.legend(loc="upper left")
+    ax.set_title(f"{run}: latency over time")
+    out = latency_path.with_name(run + "-timeline.png")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def main(argv):
+    if len(argv) != 2:
+        print("usage: bench_plot.py FOLDER", file=sys.stderr)
+        return 2
+    folder = pathlib.Path(argv[1])
+    written = []
+    chart = percentile_chart(folder)
+    if chart:
+        written.append(chart)
+    for path in sorted(folder.glob("*-latency.csv")):
+        written.append(timeline_chart(path))
+    for path in written:
+        print(path)
+    return 0 if written else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
