@@ -209,6 +209,9 @@ public struct Limits: Sendable, Equatable {
     public var readinessCacheMillis: Int64 = 1_000
     /// The canary published on the node's own readiness channel must come back this fast.
     public var readinessCanaryTimeoutMillis: Int64 = 1_000
+    /// A check that has not answered after this counts as failed: a dependency that stalls
+    /// (no error, no answer) must turn `/ready` 503, not make it wait.
+    public var readinessCheckTimeoutMillis: Int64 = 2_000
     /// SIGTERM: `/ready` answers 503 this long before the first socket is closed, for the load
     /// balancer to notice (`WHISPER_DRAIN_GRACE_SECONDS`)…
     public var drainGraceSeconds = 5

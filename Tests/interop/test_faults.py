@@ -361,3 +361,91 @@ def test_postgres_restarted_mid_burst_logins_error_then_succeed_sends_unaffected
     assert max(logins["error"]) <= ERROR_BOUND_S
     # Messaging lives in Redis: a PostgreSQL outage costs sends nothing.
     assert not load.errors.keys() - load.bad, load.summary()
+
+
+def pg_port(url: str) -> int:
+    return int(url.split("@", 1)[1].split("/")[0].rsplit(":", 1)[1])
+
+
+def proxied_pg_url(url: str, port: int) -> str:
+    head, tail = url.split("@", 1)
+    host_port, rest = tail.split("/", 1)
+    return f"{head}@127.0.0.1:{port}/{rest}"
+
+
+def pg_link_case(server_config, name: str, action, duration: float, expect_not_ready: bool = False):
+    """PostgreSQL through the fault proxy: `action(proxy)` during a paced send burst while logins (each one
+    PostgreSQL statement) run every 0.2 s; the proxy heals after `duration` s. Answers (load, logins, codes)."""
+    proxy = FaultProxy("127.0.0.1", pg_port(server_config["database_url"])).start()
+    logins: dict[str, list[float]] = {"ok": [], "error": [], "ok_during": []}
+    codes: set[str] = set()
+    box: dict[str, Server] = {}
+
+    async def login_once(server: Server, during: bool) -> None:
+        begun = time.monotonic()
+        try:
+            async with open_ws(server.ws_url) as ws:
+                await asyncio.wait_for(login(ws, Identity()), ERROR_BOUND_S + duration + 5)
+            logins["ok_during" if during else "ok"].append(time.monotonic() - begun)
+        except AssertionError as e:
+            logins["error"].append(time.monotonic() - begun)
+            codes.update(re.findall(r"'code': '([A-Z_]+)'", str(e)))
+
+    async def fault(load: Load):
+        server = box["server"]
+        await asyncio.to_thread(action, proxy)
+        end = time.monotonic() + duration
+        tries = [asyncio.create_task(login_once(server, True))]
+        while time.monotonic() < end:
+            await asyncio.sleep(0.5)
+            tries.append(asyncio.create_task(login_once(server, True)))
+        await asyncio.to_thread(proxy.resume)
+        await asyncio.gather(*tries)
+        deadline = time.monotonic() + 20
+        while not logins["ok"] and time.monotonic() < deadline:
+            await login_once(server, False)
+            await asyncio.sleep(0.2)
+
+    try:
+        load = faulted(server_config, name, 500, fault, 20, database_url=proxied_pg_url(server_config["database_url"],
+                                                                                          proxy.port),
+                       expect_not_ready=expect_not_ready, pace=0.006, prepare=lambda s: box.update(server=s))
+    finally:
+        proxy.close()
+    print(f"{name}: logins during the fault: {len(logins['error'])} errors {sorted(codes)} "
+          f"(max {max(logins['error'], default=0):.2f}s), {len(logins['ok_during'])} ok "
+          f"(max {max(logins['ok_during'], default=0):.2f}s); after: {len(logins['ok'])} ok")
+    assert logins["ok"], "no login succeeded after the PostgreSQL link healed"
+    # Messaging lives in Redis: PostgreSQL faults cost sends nothing.
+    assert not load.errors.keys() - load.bad, load.summary()
+    return load, logins, codes
+
+
+def test_postgres_link_cut_mid_burst_logins_recover_sends_unaffected(server_config):
+    cuts: list[int] = []
+
+    def cut_repeatedly(proxy: FaultProxy) -> None:
+        for _ in range(3):
+            cuts.append(proxy.cut())
+            time.sleep(0.3)
+
+    _, logins, _ = pg_link_case(server_config, "fault-pg-cut", cut_repeatedly, 1.0)
+    assert sum(cuts) >= 1, f"no PostgreSQL connection was open to cut: {cuts}"
+    assert all(t <= ERROR_BOUND_S for t in logins["error"]), logins
+
+
+def test_postgres_link_stalled_logins_answer_within_the_stall_and_bound(server_config):
+    stall_s = 6.0
+    _, logins, _ = pg_link_case(server_config, "fault-pg-stall", lambda proxy: proxy.stall(), stall_s,
+                                expect_not_ready=True)
+    answered = logins["error"] + logins["ok_during"]
+    assert answered, "no login was tried during the stall"
+    # A statement on a stalled link cannot be answered before the link heals or libpq gives up:
+    # every login still gets an answer (an error or success), never later than the stall plus the bound.
+    assert max(answered) <= stall_s + ERROR_BOUND_S, logins
+
+
+def test_postgres_link_slowed_logins_succeed(server_config):
+    _, logins, _ = pg_link_case(server_config, "fault-pg-slow", lambda proxy: proxy.slow(0.05), 2.0)
+    assert not logins["error"], logins
+    assert logins["ok_during"], logins

@@ -40,9 +40,14 @@ enum Readiness {
         var results: [String: Bool] = [:]
         var remaining = pathChecks.count
         let finish = { (name: String, ok: Bool) in
+            guard results[name] == nil else { return }  // late answers after the deadline
             results[name] = ok
             remaining -= 1
             if remaining == 0 { done(Report(checks: pathChecks.map { ($0, results[$0] ?? false) })) }
+        }
+        // A stalled dependency answers nothing: its check fails at the deadline instead.
+        context.loop.schedule(afterNanoseconds: UInt64(shared.limits.readinessCheckTimeoutMillis) * 1_000_000) {
+            for name in pathChecks where results[name] == nil { finish(name, false) }
         }
         if let postgres = shared.postgres {
             postgres.ping(on: context.loop) { finish("postgres", $0) }
