@@ -16,7 +16,7 @@ final class CPUSeries: @unchecked Sendable {
     private let lock = NSLock()
     private var rows: [Row] = []
     private var running = true
-    private var thread: Thread?
+    private let finished = DispatchSemaphore(value: 0)
 
     init(server: Int32?, redis: Int32?, intervalNanos: UInt64 = 10_000_000) {
         var pids: [(String, Int32)] = []
@@ -29,14 +29,19 @@ final class CPUSeries: @unchecked Sendable {
 
     /// Samples from now (t = 0 at `origin`, a MonotonicClock time) until `stop`.
     func start(origin: UInt64) {
+        let first = pids.map { Self.counters(pid: $0.pid) }
+        let firstTime = MonotonicClock.now()
         let thread = Thread { [self] in
-            var previous = pids.map { Self.counters(pid: $0.pid) }
-            var previousTime = MonotonicClock.now()
+            var previous = first
+            var previousTime = firstTime
             var next = previousTime + intervalNanos
-            while lock.withLock({ running }) {
+            var last = false
+            while !last {
                 let now = MonotonicClock.now()
-                if next > now { usleep(UInt32((next - now) / 1_000)) }
+                if next > now { usleep(UInt32(min((next - now) / 1_000, 1_000_000))) }
                 next += intervalNanos
+                // One more sample after `stop`, so even a starved thread leaves a row for the window.
+                last = !lock.withLock({ running })
                 let time = MonotonicClock.now()
                 let current = pids.map { Self.counters(pid: $0.pid) }
                 let elapsed = Double(time - previousTime)
@@ -50,14 +55,16 @@ final class CPUSeries: @unchecked Sendable {
                 previous = current
                 previousTime = time
             }
+            finished.signal()
         }
         thread.name = "cpu-series"
-        self.thread = thread
         thread.start()
     }
 
+    /// Stops sampling; returns once the last row is written.
     func stop() {
         lock.withLock { running = false }
+        finished.wait()
     }
 
     /// `t_ms,<name>_cores,<name>_switches,…`: cores busy over each interval, and context switches in it.

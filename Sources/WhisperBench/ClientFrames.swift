@@ -64,6 +64,11 @@ enum ClientFrames {
         }
     }
 
+    /// `{"type":"ping","requestId":…,"payload":{}}`: an open frame, answered by `pong`.
+    static func ping(requestId: String) -> [UInt8] {
+        frame("ping", requestId: requestId) { _ in }
+    }
+
     static func fetchPending(requestId: String, token: String, cursor: String?, limit: Int) -> [UInt8] {
         frame(FetchPendingPayload.type, requestId: requestId) { w in
             privileged(&w, token: token)

@@ -29,7 +29,7 @@ struct WhisperBenchCommand: AsyncParsableCommand {
         Holding many connections needs `ulimit -n` above the connection count for the server \
         and the bench alike (the bench raises its own soft limit to the hard limit).
         """,
-        subcommands: [Relay.self, Idle.self, Drain.self, Login.self]
+        subcommands: [Relay.self, Idle.self, Drain.self, Login.self, Ping.self]
     )
 }
 
@@ -122,6 +122,29 @@ struct Idle: AsyncParsableCommand {
         options.serverPid = serverPid
         let connection = common.connection
         try await report(json: common.json) { try await IdleScenario.run(options, connection: connection).report }
+    }
+}
+
+struct Ping: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Logged-in phones pipelining JSON pings: per-frame overhead, and server CPU per round trip.")
+
+    @OptionGroup var common: CommonOptions
+    @Option(help: "Connections (each a new identity, logged in).") var connections = 50
+    @Option(help: "Pings awaiting their pong per connection.") var inFlight = 8
+    @Option(help: "Measured window, seconds.") var duration = 10.0
+    @Option(help: "Warm-up before the window, seconds.") var warmup = 2.0
+    @Option(help: "whisper-server pid (CPU time).") var serverPid: Int32?
+
+    func run() async throws {
+        var options = PingOptions()
+        options.connections = connections
+        options.inFlight = inFlight
+        options.durationSeconds = duration
+        options.warmupSeconds = warmup
+        options.serverPid = serverPid
+        let connection = common.connection
+        try await report(json: common.json) { try await PingScenario.run(options, connection: connection).report }
     }
 }
 
