@@ -22,9 +22,7 @@ public enum PingScenario {
             throw BenchError.setup("ping: \(logins.failures.total) of \(logins.attempted) logins failed: \(logins.failures.line)")
         }
 
-        let start = MonotonicClock.now() + 50_000_000
-        let window = RelayWindow(start: start, windowStart: start + MonotonicClock.nanoseconds(options.warmupSeconds),
-                                 windowEnd: start + MonotonicClock.nanoseconds(options.warmupSeconds + options.durationSeconds))
+        let window = RelayWindow.fromNow(warmupSeconds: options.warmupSeconds, durationSeconds: options.durationSeconds)
         _ = await gather(shards) { shard, done in
             shard.start(window)
             done(())

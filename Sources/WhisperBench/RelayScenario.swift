@@ -39,9 +39,7 @@ public enum RelayScenario {
             presigned = await gather(shards) { shard, done in done(shard.presign(perSender: perSender)) }.reduce(0, +)
         }
 
-        let start = MonotonicClock.now() + 50_000_000
-        let window = RelayWindow(start: start, windowStart: start + MonotonicClock.nanoseconds(options.warmupSeconds),
-                                 windowEnd: start + MonotonicClock.nanoseconds(options.warmupSeconds + options.durationSeconds))
+        let window = RelayWindow.fromNow(warmupSeconds: options.warmupSeconds, durationSeconds: options.durationSeconds)
         _ = await gather(shards) { shard, done in
             shard.start(window)
             done(())

@@ -1,3 +1,5 @@
+import WhisperOps
+
 /// The timeline of a relay run, in monotonic nanoseconds (one clock for every thread):
 ///
 ///     start ──warmup──▶ windowStart ──duration──▶ windowEnd ──settle, sweep──▶
@@ -13,4 +15,11 @@ struct RelayWindow: Sendable, Equatable {
     func contains(_ time: UInt64) -> Bool { time >= windowStart && time < windowEnd }
 
     var seconds: Double { Double(windowEnd - windowStart) / 1e9 }
+
+    /// Starting 50 ms from now (time for every shard to arm), then the warm-up and the window.
+    static func fromNow(warmupSeconds: Double, durationSeconds: Double) -> RelayWindow {
+        let start = MonotonicClock.now() + 50_000_000
+        return RelayWindow(start: start, windowStart: start + MonotonicClock.nanoseconds(warmupSeconds),
+                           windowEnd: start + MonotonicClock.nanoseconds(warmupSeconds + durationSeconds))
+    }
 }
