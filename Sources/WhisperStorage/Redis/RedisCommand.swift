@@ -126,8 +126,9 @@ public struct RedisCommand: Sendable {
         buffer.append(UInt8(ascii: "\n"))
     }
 
-    /// Finishes the command (call once) and returns its bytes, followed in memory by a NUL: the `*<count>` header, then `leading`
-    /// (arguments already encoded by `RedisCommand.arguments`, `leadingCount` of them, e.g.
+    /// Finishes the command (call once) and returns its bytes, which a NUL follows in memory:
+    /// the `*<count>` header, then `leading` (arguments already encoded by
+    /// `RedisCommand.arguments`, `leadingCount` of them, e.g.
     /// `EVALSHA <sha>`), then `number` as one more argument if given (a script's `numkeys`),
     /// then the appended arguments. The header is written into the room kept at the front,
     /// so nothing is copied; the returned slice shares the buffer. Arguments appended after
