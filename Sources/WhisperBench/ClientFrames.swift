@@ -30,16 +30,21 @@ enum ClientFrames {
 
     /// A signed text message. `nonce` is 24 bytes, `ciphertext` opaque (the server never
     /// decrypts); the signature covers the canonical bytes of docs/protocol.md "Canonical signing".
+    /// With `groupId` it is one envelope of a group message: `group_send_message`, signed over
+    /// the group id instead of `to` (docs/protocol.md "Groups").
     static func sendMessage(requestId: String, token: String, messageId: String, from: String, to: String,
-                            timestamp: Int64, nonce: [UInt8], ciphertext: [UInt8], signer: BenchIdentity) -> [UInt8] {
+                            groupId: String? = nil, timestamp: Int64, nonce: [UInt8], ciphertext: [UInt8],
+                            signer: BenchIdentity) -> [UInt8] {
+        let type = groupId == nil ? SendMessagePayload.type : SendMessagePayload.groupType
         let nonceText = Base64.encode(nonce)
         let ciphertextText = Base64.encode(ciphertext)
         let canonical = CanonicalSigning.signedBytes(
-            messageType: SendMessagePayload.type, messageId: messageId, from: from, toOrGroupId: to,
+            messageType: type, messageId: messageId, from: from, toOrGroupId: groupId ?? to,
             timestampMillis: timestamp, nonceBase64: nonceText, ciphertextBase64: ciphertextText)
         let signature = Base64.encode(signer.signDigest(of: canonical))
-        return frame(SendMessagePayload.type, requestId: requestId) { w in
+        return frame(type, requestId: requestId) { w in
             privileged(&w, token: token)
+            if let groupId { w.member(SendMessagePayload.groupIdKey, groupId) }
             w.member("messageId", messageId)
             w.member("from", from)
             w.member("to", to)
@@ -61,6 +66,18 @@ enum ClientFrames {
             w.member("to", to)
             w.member("status", "delivered")
             w.member("timestamp", timestamp)
+        }
+    }
+
+    /// A group owned by the sender, with `memberIds` besides it.
+    static func groupCreate(requestId: String, token: String, title: String, memberIds: [String]) -> [UInt8] {
+        frame(GroupCreatePayload.type, requestId: requestId) { w in
+            privileged(&w, token: token)
+            w.member("title", title)
+            w.key("memberIds")
+            w.beginArray()
+            for id in memberIds { w.string(id) }
+            w.endArray()
         }
     }
 

@@ -1,6 +1,12 @@
-/// `whisper-bench relay`: pairs of phones, each sender messaging its peer.
+/// `whisper-bench relay`: pairs of phones, each sender messaging its peer — or, with `groups`,
+/// senders that each own a group and send every message as one signed envelope per member.
 public struct RelayOptions: Sendable {
     public var pairs = 50
+    /// Groups instead of pairs: each has one sender (its owner) and `groupMembers - 1`
+    /// recipients, and every envelope is its own stream (a pair sharing the sender).
+    public var groups: Int?
+    /// Members of each group, the sender included.
+    public var groupMembers = 256
     /// Closed loop: messages awaiting `message_accepted` per sender.
     public var inFlight = 4
     /// Open loop instead: the total target rate in messages per second, spread evenly.
@@ -25,18 +31,29 @@ public struct RelayOptions: Sendable {
 
     public init() {}
 
+    /// Sender → recipient streams: the pairs, or one per group member besides the sender.
+    var streams: Int { groups.map { $0 * (groupMembers - 1) } ?? pairs }
+
+    /// Phones logged in: two per pair, or each group's members.
+    var phones: Int { groups.map { $0 * groupMembers } ?? 2 * pairs }
+
     /// Closed loop: a generous guess of what the server can take, so pre-signing covers the run.
     static let presignRateGuess = 15_000.0
 
     /// Messages to pre-sign per sender.
     var presignPerSender: Int {
         let seconds = warmupSeconds + durationSeconds
-        let total = rate.map { $0 * seconds * 1.02 + Double(pairs) } ?? Double(presignBudget ?? Int(Self.presignRateGuess * seconds))
-        return max(inFlight, Int((total / Double(max(1, pairs))).rounded(.up)))
+        let total = rate.map { $0 * seconds * 1.02 + Double(streams) } ?? Double(presignBudget ?? Int(Self.presignRateGuess * seconds))
+        return max(inFlight, Int((total / Double(max(1, streams))).rounded(.up)))
     }
 
     func validate() throws(BenchError) {
         guard pairs >= 1 else { throw .invalidOption("--pairs must be at least 1") }
+        if let groups {
+            guard (1...10_000).contains(groups), (2...100_000).contains(groupMembers) else {
+                throw .invalidOption("--groups must be 1…10000 and --group-members 2…100000")
+            }
+        }
         guard inFlight >= 1 else { throw .invalidOption("--in-flight must be at least 1") }
         // Upper bounds keep the pre-sign arithmetic far from a trapping conversion.
         guard durationSeconds > 0, durationSeconds <= 86_400, warmupSeconds >= 0, warmupSeconds <= 3_600 else {

@@ -6,6 +6,8 @@ final class RelayPair {
     let stream: UInt32
     let sender: Phone
     let recipient: Phone
+    /// Group mode: the group the sender and recipient are in (set once it is created).
+    var groupId: String?
     /// Pre-signed `send_message` frames, by sequence; emptied as they are sent.
     var outbox: [[UInt8]] = []
     var nextSequence: UInt64 = 0

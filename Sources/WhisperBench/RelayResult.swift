@@ -44,9 +44,13 @@ public struct RelayResult: Sendable {
     public var receiptsPerSecond: Double { Double(counters.deliveredInWindow) / windowSeconds }
 
     public var report: BenchReport {
-        let mode = options.rate.map { "open loop at \(ReportFormat.rate($0)) msg/s" } ?? "closed loop, \(options.inFlight) in flight per sender"
+        let who = options.groups.map {
+            "\($0) groups × \(options.groupMembers) members (\(options.streams) envelope streams; a message counts per envelope)"
+        } ?? "\(options.pairs) pairs"
+        let perStream = options.groups == nil ? "per sender" : "per envelope stream"
+        let mode = options.rate.map { "open loop at \(ReportFormat.rate($0)) msg/s" } ?? "closed loop, \(options.inFlight) in flight \(perStream)"
         var summary = [
-            "relay: \(options.pairs) pairs, \(mode), \(connection.threads) client thread(s), warm-up \(ReportFormat.rate(options.warmupSeconds)) s, window \(ReportFormat.rate(windowSeconds)) s",
+            "\(scenario): \(who), \(mode), \(connection.threads) client thread(s), warm-up \(ReportFormat.rate(options.warmupSeconds)) s, window \(ReportFormat.rate(windowSeconds)) s",
             "  accepted   \(ReportFormat.rate(acceptedPerSecond)) msg/s   (message_accepted at the sender)",
             "  delivered  \(ReportFormat.rate(deliveredPerSecond)) msg/s   (message_received at the recipient)",
             "  receipts   \(ReportFormat.rate(receiptsPerSecond)) msg/s   (message_delivered at the sender)",
@@ -63,12 +67,18 @@ public struct RelayResult: Sendable {
             summary.append("  note: \(counters.skippedBackpressure) open-loop sends skipped (a sender had \(RelayShard.openLoopMaxInFlight) unanswered)")
         }
         if let cost { summary += cost.summaryLines }
-        return BenchReport(scenario: "relay", passed: passed, summary: summary, json: json)
+        return BenchReport(scenario: scenario, passed: passed, summary: summary, json: json)
     }
+
+    /// `group` in group mode, where every number counts envelopes.
+    private var scenario: String { options.groups == nil ? "relay" : "group" }
 
     private var json: ReportObject {
         var object = ReportObject([
-            ("pairs", .int(options.pairs)), ("in_flight", options.rate == nil ? .int(options.inFlight) : .null),
+            ("pairs", options.groups == nil ? .int(options.pairs) : .null),
+            ("groups", options.groups.map { .int($0) } ?? .null),
+            ("group_members", options.groups == nil ? .null : .int(options.groupMembers)),
+            ("streams", .int(options.streams)), ("in_flight", options.rate == nil ? .int(options.inFlight) : .null),
             ("rate_target", options.rate.map { .double($0) } ?? .null),
             ("threads", .int(connection.threads)), ("deflate", .bool(connection.offerDeflate)),
             ("warmup_s", .double(options.warmupSeconds)), ("window_s", .double(windowSeconds)),

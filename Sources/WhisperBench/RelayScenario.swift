@@ -11,7 +11,7 @@ import WhisperRuntime
 public enum RelayScenario {
     public static func run(_ options: RelayOptions, connection: ConnectionOptions) async throws -> RelayResult {
         try options.validate()
-        try FileDescriptorLimit.ensure(2 * options.pairs + FileDescriptorLimit.overhead)
+        try FileDescriptorLimit.ensure(options.phones + FileDescriptorLimit.overhead)
         let runtime = try BenchRuntime(options: connection)
         defer { runtime.shutdown() }
 
@@ -20,10 +20,20 @@ public enum RelayScenario {
         let loginConcurrency = max(1, connection.connectConcurrency / shardCount)
         let shards = await runtime.makeShards { context in
             let index = context.loop.index
-            let streams = stride(from: index, to: options.pairs, by: shardCount).map { UInt32($0) }
-            let rate = options.rate.map { $0 * Double(streams.count) / Double(options.pairs) }
+            // A group's streams stay together on one shard: they share its sender.
+            let streams: [UInt32]
+            if let groups = options.groups {
+                let perGroup = options.groupMembers - 1
+                streams = stride(from: index, to: groups, by: shardCount).flatMap { group in
+                    (group * perGroup..<(group + 1) * perGroup).map { UInt32($0) }
+                }
+            } else {
+                streams = stride(from: index, to: options.pairs, by: shardCount).map { UInt32($0) }
+            }
+            let rate = options.rate.map { $0 * Double(streams.count) / Double(options.streams) }
             return RelayShard(context: context, plan: RelayShard.Plan(
-                run: run, streams: streams, inFlight: options.inFlight, rate: rate,
+                run: run, streams: streams, groupRecipients: options.groups.map { _ in options.groupMembers - 1 },
+                inFlight: options.inFlight, rate: rate,
                 ciphertextBytes: options.ciphertextBytes, loginConcurrency: loginConcurrency,
                 recordsSeries: options.seriesPrefix != nil))
         }
@@ -32,6 +42,13 @@ public enum RelayScenario {
         guard logins.failures.isEmpty else {
             _ = await gather(shards) { shard, done in shard.closeAll { done(()) } }
             throw BenchError.setup("relay: \(logins.failures.total) of \(logins.attempted) logins failed: \(logins.failures.line)")
+        }
+        if options.groups != nil {
+            let failures = await gather(shards) { shard, done in shard.createGroups(completion: done) }.compactMap { $0 }
+            guard failures.isEmpty else {
+                _ = await gather(shards) { shard, done in shard.closeAll { done(()) } }
+                throw BenchError.setup("group: group_create failed: \(failures.joined(separator: ", "))")
+            }
         }
         var presigned = 0
         if options.presign {

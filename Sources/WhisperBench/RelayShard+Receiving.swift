@@ -28,8 +28,8 @@ extension RelayShard {
             if window.contains(now) { counters.deliveredInWindow += 1 }
         case "error":
             errors.add(frame.errorCode ?? "UNKNOWN")
-            // `s<sequence>`: a refused send still frees its slot in the closed loop.
-            if let requestId = frame.requestId, requestId.hasPrefix("s"), let sequence = UInt64(requestId.dropFirst()) {
+            // A refused send still frees its slot in the closed loop.
+            if let sequence = frame.requestId.flatMap(Self.sendRequest)?.sequence {
                 pair.inFlight -= 1
                 pair.sendTimes[sequence] = nil
                 counters.sendErrors += 1
@@ -78,8 +78,8 @@ extension RelayShard {
             } else if frame.requestId == "f" {
                 finishSweep(pair)
             }
-        case "presence":
-            break  // a peer came or went (docs/protocol.md "Presence"): not part of the relay
+        case "presence", "group_event":
+            break  // a peer came or went, or was put in the bench's group: not part of the relay
         default:
             errors.add("unexpected_\(frame.type)")
         }

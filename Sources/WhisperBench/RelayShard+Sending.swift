@@ -3,16 +3,28 @@ import WhisperOps
 /// The sending side: building signed frames, the closed loop (K unanswered per sender) and
 /// the open loop (a fixed total rate).
 extension RelayShard {
-    /// A signed `send_message` from the pair's sender to its recipient; nil before login.
+    /// A signed `send_message` from the pair's sender to its recipient (a `group_send_message`
+    /// envelope in group mode); nil before login.
     func makeFrame(_ pair: RelayPair, sequence: UInt64) -> [UInt8]? {
         guard let token = pair.sender.token, let from = pair.sender.whisperId, let to = pair.recipient.whisperId
         else { return nil }
         let nonce = (0..<24).map { _ in UInt8.random(in: 0...255, using: &context.random) }
         let ciphertext = (0..<plan.ciphertextBytes).map { _ in UInt8.random(in: 0...255, using: &context.random) }
         let id = MessageID(run: plan.run, stream: pair.stream, sequence: sequence)
-        return ClientFrames.sendMessage(requestId: "s\(sequence)", token: token, messageId: id.text, from: from, to: to,
+        return ClientFrames.sendMessage(requestId: Self.sendRequestId(stream: pair.stream, sequence: sequence), token: token,
+                                        messageId: id.text, from: from, to: to, groupId: pair.groupId,
                                         timestamp: WallTime.now().epochMillis, nonce: nonce, ciphertext: ciphertext,
                                         signer: pair.sender.identity)
+    }
+
+    /// `s<stream>.<sequence>`: an error answering a send names the message it refused.
+    static func sendRequestId(stream: UInt32, sequence: UInt64) -> String { "s\(stream).\(sequence)" }
+
+    static func sendRequest(_ requestId: String) -> (stream: UInt32, sequence: UInt64)? {
+        guard requestId.hasPrefix("s"), let dot = requestId.firstIndex(of: "."),
+              let stream = UInt32(requestId[requestId.index(after: requestId.startIndex)..<dot]),
+              let sequence = UInt64(requestId[requestId.index(after: dot)...]) else { return nil }
+        return (stream, sequence)
     }
 
     /// Sends the pair's next message; `time` is when it counts as sent (the intended time in

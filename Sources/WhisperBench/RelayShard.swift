@@ -8,6 +8,9 @@ final class RelayShard: PhoneOwner {
         var run: UInt32
         /// Global pair numbers this shard plays.
         var streams: [UInt32]
+        /// Group mode: recipients per group; each run of this many streams is one group,
+        /// sharing one sender.
+        var groupRecipients: Int?
         var inFlight: Int
         /// Open loop: this shard's share of the target rate, messages per second.
         var rate: Double?
@@ -20,6 +23,14 @@ final class RelayShard: PhoneOwner {
     let context: ShardContext
     let plan: Plan
     var pairs: [RelayPair] = []
+    /// Every phone once (a group's sender plays many pairs).
+    var phones: [Phone] = []
+    /// Group mode: where each stream's pair is, for frames reaching a shared sender.
+    var pairIndexByStream: [UInt32: Int] = [:]
+    /// Group mode: each group's sender and the range of `pairs` it plays.
+    var groups: [(sender: Phone, pairs: Range<Int>)] = []
+    /// Group mode, while `createGroups` runs: groups not yet created, and whom to tell.
+    var groupCreation: (remaining: Int, completion: (String?) -> Void)?
     var window = RelayWindow(start: .max, windowStart: .max, windowEnd: .max)
     var counters = RelayCounters()
     var errors = ErrorTally()
@@ -38,17 +49,30 @@ final class RelayShard: PhoneOwner {
 
     // MARK: Phases
 
-    /// Logs every sender and recipient in (new identities).
+    /// Logs every sender and recipient in (new identities). A group's sender has a negative
+    /// index, `-1 - group`, since it plays many pairs.
     func connect(completion: @escaping (LoginTally) -> Void) {
-        var phones: [Phone] = []
+        var sender: Phone?
         for (index, stream) in plan.streams.enumerated() {
-            let sender = Phone(index: index, identity: context.newIdentity())
+            if let perGroup = plan.groupRecipients {
+                if index % perGroup == 0 {
+                    let groupSender = Phone(index: -1 - groups.count, identity: context.newIdentity())
+                    groups.append((groupSender, index..<min(index + perGroup, plan.streams.count)))
+                    phones.append(groupSender)
+                    sender = groupSender
+                }
+                pairIndexByStream[stream] = index
+            } else {
+                let own = Phone(index: index, identity: context.newIdentity())
+                phones.append(own)
+                sender = own
+            }
+            guard let sender else { continue }
             let recipient = Phone(index: index, identity: context.newIdentity())
-            sender.owner = self
-            recipient.owner = self
             pairs.append(RelayPair(stream: stream, sender: sender, recipient: recipient))
-            phones += [sender, recipient]
+            phones.append(recipient)
         }
+        for phone in phones { phone.owner = self }
         context.logIn(phones, concurrency: plan.loginConcurrency, completion: completion)
     }
 
@@ -106,12 +130,13 @@ final class RelayShard: PhoneOwner {
     }
 
     func closeAll(completion: @escaping () -> Void) {
-        context.closeAll(pairs.flatMap { [$0.sender, $0.recipient] }, completion: completion)
+        context.closeAll(phones, completion: completion)
     }
 
     // MARK: PhoneOwner
 
     func phone(_ phone: Phone, didReceive frame: ServerFrame) {
+        if phone.index < 0 { return groupSenderReceived(frame, group: -1 - phone.index) }
         guard phone.index < pairs.count else { return }
         let pair = pairs[phone.index]
         if phone === pair.sender {

@@ -64,6 +64,11 @@ struct Relay: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Pairs of phones messaging each other: throughput, latency, loss, duplicates, and CPU per message.",
         discussion: """
+        With --groups, each sender creates a group of --group-members and sends group_send_message \
+        envelopes, one per member, each its own stream with its own in-flight window: every number then \
+        counts envelopes.
+
+
         With --server-pid (and --redis-pid) and --admin-url, the CPU time of those processes \
         (/proc/<pid>/stat) and the server's whisper_ed25519_verify_seconds (/metrics) are read at both \
         edges of the window, giving the server CPU per relayed message, the mean verify, and \
@@ -72,6 +77,10 @@ struct Relay: AsyncParsableCommand {
 
     @OptionGroup var common: CommonOptions
     @Option(help: "Sender/recipient pairs.") var pairs = 50
+    @Option(help: "Groups instead of pairs: each sender owns one and sends every message as an envelope per member.")
+    var groups: Int?
+    @Option(help: "Members per group, the sender included (server: WHISPER_MAX_GROUP_MEMBERS ≥ this).")
+    var groupMembers = 256
     @Option(help: "Closed loop: unanswered messages per sender.") var inFlight = 4
     @Option(help: "Open loop instead: total target rate, messages per second.") var rate: Double?
     @Option(help: "Measured window, seconds.") var duration = 10.0
@@ -91,6 +100,8 @@ struct Relay: AsyncParsableCommand {
         var options = RelayOptions()
         options.seriesPrefix = seriesOut
         options.pairs = pairs
+        options.groups = groups
+        options.groupMembers = groupMembers
         options.inFlight = inFlight
         options.rate = rate
         options.durationSeconds = duration

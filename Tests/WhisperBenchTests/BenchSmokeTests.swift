@@ -82,6 +82,22 @@ import WhisperTesting
         #expect(curve.hasPrefix("percentile,latency_us\n0.0,"))
     }
 
+    @Test func group_twoGroups_everyEnvelopeDeliveredOnce() async throws {
+        var options = RelayOptions()
+        options.groups = 2
+        options.groupMembers = 6
+        options.inFlight = 2
+        options.warmupSeconds = 0.3
+        options.durationSeconds = 1
+        options.presignBudget = 2_000
+        let result = try await onBenchServer { try await RelayScenario.run(options, connection: $1) }
+        #expect(result.passed, "\(result.report.summary)")
+        #expect(result.report.scenario == "group")
+        #expect(result.counters.accepted > 0 && result.counters.delivered == result.counters.accepted)
+        // 2 groups × 5 recipients: ten streams, each sending from the start.
+        #expect(result.counters.received >= 10)
+    }
+
     @Test func ping_answersEveryPipelinedPing_inOrder() async throws {
         var options = PingOptions()
         options.connections = 4
