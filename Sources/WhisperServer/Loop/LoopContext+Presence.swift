@@ -19,6 +19,8 @@ extension LoopContext {
             case .success(let online):
                 for frame in online.events { socket.send(frame) }
                 online.announcement.map(announce)
+                // Nothing rings for the user: no second script (most logins).
+                guard online.hasHeldCalls else { return then() }
             case .failure(let error):
                 shared.log.warn("presence_online_failed", connId: socket.connection.id, whisperId: whisperId.string,
                                 ["reason": .string(error.description)])

@@ -60,9 +60,10 @@ enum PresenceScripts {
         """
 
     /// A socket now holds the user's session. KEYS: 1 route:{user}, 2 events:{user},
-    /// 3 node-users:{this node}, 4 presence-due, 5 nodes, 6 push-wake:{user}. ARGV: 1 route
-    /// text, 2 user, 3 node-users prefix, 4… settings. Returns {kept events oldest first (now
-    /// forgotten), announcement}. The node is listed in `nodes` before it holds anyone, so a
+    /// 3 node-users:{this node}, 4 presence-due, 5 nodes, 6 push-wake:{user}, 7 calls-held:{user}.
+    /// ARGV: 1 route text, 2 user, 3 node-users prefix, 4… settings. Returns {kept events oldest
+    /// first (now forgotten), announcement, 1 when calls are held for the user else 0} — with
+    /// none held, the login skips `CallScripts.held` (a call offered from now on finds the route). The node is listed in `nodes` before it holds anyone, so a
     /// node that dies before its first sweep is still found. The user's push coalescing window
     /// ends: the next thing queued after it leaves wakes it again (docs/protocol.md "Push wake-ups").
     static let online = RedisScript(source: announce + """
@@ -77,7 +78,7 @@ enum PresenceScripts {
         redis.call('DEL', KEYS[6])
         local events = redis.call('LRANGE', KEYS[2], 0, -1)
         if #events > 0 then redis.call('DEL', KEYS[2]) end
-        return {events, announce(ARGV[2], now, 0, KEYS[4], ARGV, 4) or {}}
+        return {events, announce(ARGV[2], now, 0, KEYS[4], ARGV, 4) or {}, redis.call('EXISTS', KEYS[7])}
         """)
 
     /// The socket let go of the session. KEYS: 1 route:{user}, 2 node-users:{this node},

@@ -33,6 +33,14 @@ struct PresenceAnnouncement {
 /// of it (`presence:{whisperId}`, `PresenceScripts`), node liveness (`node:{id}`, `nodes`)
 /// and the kept events of offline users, in Redis. One per loop.
 final class RedisPresence {
+    /// What `online` found: the kept events, the announcement made now, held calls.
+    struct Online {
+        let events: [[UInt8]]
+        let announcement: PresenceAnnouncement?
+        /// Calls ring for the user: `RedisCallStore.heldCalls` has offers to replay.
+        let hasHeldCalls: Bool
+    }
+
     /// The `Limits` the scripts take, in their units.
     private struct Settings {
         let nodeTTLMillis: Int64
@@ -71,18 +79,17 @@ final class RedisPresence {
 
     /// `user` is now held by the socket at `route`: routes go there from now on. Answers the
     /// events kept while the user was offline, oldest first (they are forgotten in Redis),
-    /// and the `online` announcement if one was made now.
-    func online(_ user: WhisperID, at route: LiveRoute,
-                completion: @escaping StoreCompletion<(events: [[UInt8]], announcement: PresenceAnnouncement?)>) {
+    /// the `online` announcement if one was made now, and whether calls are held for the user.
+    func online(_ user: WhisperID, at route: LiveRoute, completion: @escaping StoreCompletion<Online>) {
         let arguments = [Array(route.text.utf8), Array(user.string.utf8), Array(keys.nodeUsersPrefix.utf8)] + announceArguments
         redis.evalScript(PresenceScripts.online, keys: [keys.route(user), keys.events(user), keys.nodeUsers(node), keys.presenceDue, keys.nodes,
-                                                         keys.pushWake(user)],
+                                                         keys.pushWake(user), keys.heldCalls(user)],
                          arguments: arguments) { result in
             completion(RedisReplies.value(result).flatMap { value in
-                guard let items = value.array, items.count == 2, let events = items[0].array,
-                      let announcement = PresenceAnnouncement.optional(items[1])
+                guard let items = value.array, items.count == 3, let events = items[0].array,
+                      let announcement = PresenceAnnouncement.optional(items[1]), let held = items[2].integer
                 else { return .failure(RedisReplies.unexpected(value)) }
-                return .success((events.compactMap(\.bytes), announcement))
+                return .success(Online(events: events.compactMap(\.bytes), announcement: announcement, hasHeldCalls: held != 0))
             })
         }
     }
