@@ -83,13 +83,20 @@ enum MessageScripts {
         redis.call('INCR', KEYS[6])
         redis.call('ZADD', KEYS[7], now, ARGV[1])
         local peer_ttl = tonumber(ARGV[5])
+        -- A pair that talks keeps its score (and the set its TTL) refreshed at most once per
+        -- 1/1000 of the window (43 min of 30 days): a read per message instead of two writes
+        -- (fewer commands, and a smaller AOF). Every write is a ZADD with its PEXPIRE, so the
+        -- set lives at least the window past its newest score.
+        local stale = now - math.floor(peer_ttl / 1000)
         for i, peer in ipairs({ARGV[1], ARGV[2]}) do
           local key = KEYS[3 + i]
-          -- Old peers are pruned when a new one joins (rare next to messages).
-          if redis.call('ZADD', key, now, peer) == 1 then
-            redis.call('ZREMRANGEBYSCORE', key, '-inf', now - peer_ttl)
+          local seen = redis.call('ZSCORE', key, peer)
+          if not seen or tonumber(seen) < stale then
+            -- Old peers are pruned when a new one joins (rare next to messages).
+            if not seen then redis.call('ZREMRANGEBYSCORE', key, '-inf', now - peer_ttl) end
+            redis.call('ZADD', key, now, peer)
+            redis.call('PEXPIRE', key, peer_ttl)
           end
-          redis.call('PEXPIRE', key, peer_ttl)
         end
         local frame = function() return \(lua(MessageFrames.messageReceivedPrefix)) .. ARGV[3] .. \(lua(MessageFrames.messageReceivedSuffix)) end
         local where = route(KEYS[3], ARGV[1], 'm', ARGV[10], frame, ARGV[7], ARGV[8], ARGV[9])
