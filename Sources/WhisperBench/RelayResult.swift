@@ -5,6 +5,9 @@ public struct RelayResult: Sendable {
     public var options: RelayOptions
     public var connection: ConnectionOptions
     public var windowSeconds: Double
+    /// The window's start on the wall clock (Unix ms), to line the series up with logs of
+    /// other processes (scripts/bench-plot marks Redis's AOF rewrites with it).
+    public var windowStartUnixMillis: Int64
     public var logins: LoginTally
     public var presigned: Int
     public var counters: RelayCounters
@@ -19,11 +22,12 @@ public struct RelayResult: Sendable {
     public var settled: Bool
     public var cost: RelayCost?
 
-    init(options: RelayOptions, connection: ConnectionOptions, windowSeconds: Double, logins: LoginTally,
-         presigned: Int, total: RelayShardResult, settled: Bool, cost: RelayCost?) {
+    init(options: RelayOptions, connection: ConnectionOptions, windowSeconds: Double, windowStartUnixMillis: Int64,
+         logins: LoginTally, presigned: Int, total: RelayShardResult, settled: Bool, cost: RelayCost?) {
         self.options = options
         self.connection = connection
         self.windowSeconds = windowSeconds
+        self.windowStartUnixMillis = windowStartUnixMillis
         self.logins = logins
         self.presigned = presigned
         counters = total.counters
@@ -82,6 +86,7 @@ public struct RelayResult: Sendable {
             ("rate_target", options.rate.map { .double($0) } ?? .null),
             ("threads", .int(connection.threads)), ("deflate", .bool(connection.offerDeflate)),
             ("warmup_s", .double(options.warmupSeconds)), ("window_s", .double(windowSeconds)),
+            ("window_start_unix_ms", .int(Int(windowStartUnixMillis))),
             ("presigned", .int(presigned)),
             ("accepted_per_s", .double(acceptedPerSecond)), ("delivered_per_s", .double(deliveredPerSecond)),
             ("receipts_per_s", .double(receiptsPerSecond)),

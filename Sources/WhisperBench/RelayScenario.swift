@@ -57,6 +57,7 @@ public enum RelayScenario {
         }
 
         let window = RelayWindow.fromNow(warmupSeconds: options.warmupSeconds, durationSeconds: options.durationSeconds)
+        let windowStartUnixMillis = window.windowStartUnixMillis
         _ = await gather(shards) { shard, done in
             shard.start(window)
             done(())
@@ -86,7 +87,8 @@ public enum RelayScenario {
             cost = RelayCost(start: before, end: after, windowSeconds: window.seconds,
                              relayedMessages: total.counters.deliveredInWindow, cores: options.cores ?? onlineCores())
         }
-        return RelayResult(options: options, connection: connection, windowSeconds: window.seconds, logins: logins,
+        return RelayResult(options: options, connection: connection, windowSeconds: window.seconds,
+                           windowStartUnixMillis: windowStartUnixMillis, logins: logins,
                            presigned: presigned, total: total, settled: settled.allSatisfy { $0 }, cost: cost)
     }
 

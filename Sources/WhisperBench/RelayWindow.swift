@@ -16,6 +16,13 @@ struct RelayWindow: Sendable, Equatable {
 
     var seconds: Double { Double(windowEnd - windowStart) / 1e9 }
 
+    /// `windowStart` on the wall clock, Unix milliseconds (read now, so call it near the window).
+    var windowStartUnixMillis: Int64 {
+        let monotonic = Int64(clamping: MonotonicClock.now())
+        let offsetMillis = (Int64(clamping: windowStart) - monotonic) / 1_000_000
+        return WallTime.now().epochMillis + offsetMillis
+    }
+
     /// Starting 50 ms from now (time for every shard to arm), then the warm-up and the window.
     static func fromNow(warmupSeconds: Double, durationSeconds: Double) -> RelayWindow {
         let start = MonotonicClock.now() + 50_000_000

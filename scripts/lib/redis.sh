@@ -3,7 +3,9 @@
 # Sourced by scripts/lib.sh after common.sh; do not run it.
 #
 # DIR holds its AOF, pid file (redis.pid), log (redis.log) and the port it was last started on
-# (redis.port). Loopback only, appendonly yes, appendfsync everysec.
+# (redis.port). Loopback only, appendonly yes, appendfsync everysec, and AOF rewrites only once the
+# AOF has grown by 1 GB (deploy/compose.yaml's setting; docs/operations.md "Durability of
+# accepted messages": Redis's 64 MB default forks a rewrite every few seconds under load).
 
 redis_url() { printf 'redis://127.0.0.1:%s/0\n' "$1"; }
 
@@ -37,7 +39,7 @@ redis_start() {
     rm -f "$dir/redis.pid"
     printf '%s\n' "$port" >"$dir/redis.port"
     if ! redis-server --bind 127.0.0.1 --port "$port" --dir "$dir" \
-      --appendonly yes --appendfsync everysec \
+      --appendonly yes --appendfsync everysec --auto-aof-rewrite-min-size 1gb \
       --daemonize yes --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" </dev/null >/dev/null 2>&1; then
       err "redis-server failed to start on port $port"
       tail_log "$dir/redis.log"

@@ -3,11 +3,16 @@
 For every `<run>-percentiles.csv`: one latency-percentile chart with all runs (log axis of
 1/(1-p), the HdrHistogram way: the tail gets the width it deserves). For every
 `<run>-latency.csv`: latency over time in 10 ms bins (p50, p99, max of the samples sent in the
-bin), with the CPU of server, Redis and generator from `<run>-cpu.csv` on a second axis.
+bin), with the CPU of server, Redis and generator from `<run>-cpu.csv` on a second axis, and
+Redis's AOF rewrites (from the folder's `redis.log`, placed by the run's `window_start_unix_ms`
+in `<run>.json`) shaded: a forked child that competes for the same cores.
 """
 import csv
+import datetime
+import json
 import math
 import pathlib
+import re
 import sys
 
 import matplotlib
@@ -63,6 +68,43 @@ def bins(rows, width_ms=10.0):
     return out
 
 
+# 5703:M 24 Nov 2026 06:13:50.123 * Background append only file rewriting started by pid 6000
+REDIS_LINE = re.compile(r"^\d+:[A-Z] (\d+ \w+ \d+ \d+:\d+:\d+\.\d+) [*#.-] (.*)$")
+
+
+def aof_rewrites(folder: pathlib.Path):
+    """(start, end) Unix seconds of every AOF rewrite in the folder's redis.log (end None: unfinished)."""
+    path = folder / "redis.log"
+    if not path.exists():
+        return []
+    spans, start = [], None
+    for line in path.read_text(errors="replace").splitlines():
+        m = REDIS_LINE.match(line)
+        if not m:
+            continue
+        # Redis writes local time; naive datetimes are read as local time too (same machine).
+        at = datetime.datetime.strptime(m.group(1), "%d %b %Y %H:%M:%S.%f").timestamp()
+        text = m.group(2)
+        if text.startswith("Background append only file rewriting started"):
+            start = at
+        elif start is not None and text.startswith("Background AOF rewrite finished"):
+            spans.append((start, at))
+            start = None
+    if start is not None:
+        spans.append((start, None))
+    return spans
+
+
+def window_start(latency_path: pathlib.Path, run: str):
+    """The run's window start (Unix seconds) from the last JSON line of `<run>.json`, if any."""
+    path = latency_path.with_name(run + ".json")
+    try:
+        lines = [line for line in path.read_text().splitlines() if line.startswith("{")]
+        return json.loads(lines[-1])["window_start_unix_ms"] / 1000
+    except (OSError, IndexError, KeyError, TypeError, ValueError):
+        return None
+
+
 def timeline_chart(latency_path: pathlib.Path) -> pathlib.Path:
     run = latency_path.name.removesuffix("-latency.csv")
     rows = bins(read(latency_path))
@@ -72,6 +114,16 @@ def timeline_chart(latency_path: pathlib.Path) -> pathlib.Path:
         ax.plot(t, [r[3] for r in rows], lw=0.6, color="tab:red", label="max")
         ax.plot(t, [r[2] for r in rows], lw=0.6, color="tab:orange", label="p99")
         ax.plot(t, [r[1] for r in rows], lw=0.6, color="tab:blue", label="p50")
+    origin = window_start(latency_path, run)
+    if origin is not None and rows:
+        end = rows[-1][0] + 0.01
+        labelled = False
+        for a, b in aof_rewrites(latency_path.parent):
+            a, b = a - origin, (end if b is None else b - origin)
+            if b >= 0 and a <= end:
+                ax.axvspan(max(a, 0), min(b, end), color="gold", alpha=0.35, lw=0,
+                           label=None if labelled else "Redis AOF rewrite")
+                labelled = True
     ax.set_yscale("log")
     ax.set_xlabel("time in the measured window (s); 10 ms bins by send time")
     ax.set_ylabel("send → message_accepted (ms)")
