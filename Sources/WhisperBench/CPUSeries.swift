@@ -47,8 +47,9 @@ final class CPUSeries: @unchecked Sendable {
                 let elapsed = Double(time - previousTime)
                 var values: [Double] = []
                 for (before, after) in zip(previous, current) {
-                    values.append(elapsed > 0 ? Double(after.cpuNanos &- before.cpuNanos) / elapsed : 0)
-                    values.append(Double(after.switches &- before.switches))
+                    let delta = Self.delta(before, after)
+                    values.append(elapsed > 0 ? Double(delta.cpuNanos) / elapsed : 0)
+                    values.append(Double(delta.switches))
                 }
                 let millis = time >= origin ? Double(time - origin) / 1e6 : -Double(origin - time) / 1e6
                 lock.withLock { rows.append(Row(millis: millis, values: values)) }
@@ -79,24 +80,41 @@ final class CPUSeries: @unchecked Sendable {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// Nanoseconds on CPU and context switches, summed over the process's threads.
-    static func counters(pid: Int32) -> (cpuNanos: UInt64, switches: UInt64) {
-        var cpu: UInt64 = 0
-        var switches: UInt64 = 0
+    typealias Counters = (cpuNanos: UInt64, switches: UInt64)
+
+    /// Nanoseconds on CPU and context switches of each of the process's threads, by thread id.
+    static func counters(pid: Int32) -> [String: Counters] {
+        var threads: [String: Counters] = [:]
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
         for task in tasks {
+            var counters: Counters = (0, 0)
             if let text = ProcFile.readText("/proc/\(pid)/task/\(task)/schedstat"),
                let first = text.split(separator: " ").first, let nanos = UInt64(first) {
-                cpu &+= nanos
+                counters.cpuNanos = nanos
             }
-            guard let status = ProcFile.readText("/proc/\(pid)/task/\(task)/status") else { continue }
-            for line in status.split(separator: "\n")
-            where line.hasPrefix("voluntary_ctxt_switches:") || line.hasPrefix("nonvoluntary_ctxt_switches:") {
-                if let value = line.split(separator: ":").last.flatMap({ UInt64($0.trimmingCharacters(in: .whitespaces)) }) {
-                    switches &+= value
+            if let status = ProcFile.readText("/proc/\(pid)/task/\(task)/status") {
+                for line in status.split(separator: "\n")
+                where line.hasPrefix("voluntary_ctxt_switches:") || line.hasPrefix("nonvoluntary_ctxt_switches:") {
+                    if let value = line.split(separator: ":").last.flatMap({ UInt64($0.trimmingCharacters(in: .whitespaces)) }) {
+                        counters.switches &+= value
+                    }
                 }
             }
+            threads[task] = counters
         }
-        return (cpu, switches)
+        return threads
+    }
+
+    /// What the process's threads used between two readings. Summed per thread, so a thread
+    /// that exited in between takes nothing away (summing the totals first made such an
+    /// interval negative, which wrapped to a huge value); one born in between counts from 0.
+    static func delta(_ before: [String: Counters], _ after: [String: Counters]) -> Counters {
+        var total: Counters = (0, 0)
+        for (thread, now) in after {
+            let then = before[thread] ?? (0, 0)
+            if now.cpuNanos >= then.cpuNanos { total.cpuNanos += now.cpuNanos - then.cpuNanos }
+            if now.switches >= then.switches { total.switches += now.switches - then.switches }
+        }
+        return total
     }
 }
