@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 @testable import WhisperBench
 
@@ -14,5 +17,20 @@ struct CPUSeriesTests {
     @Test func delta_aReusedThreadIdWithSmallerCounters_countsNothingForThatInterval() {
         let delta = CPUSeries.delta(["10": (9_000, 9)], ["10": (100, 1)])
         #expect(delta.cpuNanos == 0 && delta.switches == 0)
+    }
+
+    @Test func schedstat_parsesCPUNanosAndTimeslices() {
+        let parsed = ThreadStatReader.parse(ArraySlice("1234567 89000 42\n".utf8))
+        #expect(parsed?.cpuNanos == 1_234_567 && parsed?.switches == 42)
+        #expect(ThreadStatReader.parse(ArraySlice("1234567 89000\n".utf8)) == nil)
+        #expect(ThreadStatReader.parse(ArraySlice("x y z\n".utf8)) == nil)
+    }
+
+    @Test func reader_seesThisProcessesThreads_andTheirCPU() {
+        var reader = ThreadStatReader(pid: getpid())
+        defer { reader.close() }
+        let threads = reader.read()
+        #expect(!threads.isEmpty)
+        #expect(threads.values.contains { $0.cpuNanos > 0 })
     }
 }
