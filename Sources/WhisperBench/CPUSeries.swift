@@ -36,8 +36,13 @@ final class CPUSeries: @unchecked Sendable {
     func start(origin: UInt64) {
         let thread = Thread { [self] in
             var readers = pids.map { ThreadStatReader(pid: $0.pid) }
-            defer { for index in readers.indices { readers[index].close() } }
+            var machine = MachineStatReader()
+            defer {
+                for index in readers.indices { readers[index].close() }
+                machine.close()
+            }
             var previous = readers.indices.map { readers[$0].read() }
+            var previousMachine = machine.read()
             var previousTime = MonotonicClock.now()
             var next = previousTime + intervalNanos
             var last = false
@@ -49,6 +54,7 @@ final class CPUSeries: @unchecked Sendable {
                 last = !lock.withLock({ running })
                 let time = MonotonicClock.now()
                 let current = readers.indices.map { readers[$0].read() }
+                let currentMachine = machine.read()
                 let elapsed = Double(time - previousTime)
                 var values: [Double] = []
                 for (before, after) in zip(previous, current) {
@@ -56,6 +62,12 @@ final class CPUSeries: @unchecked Sendable {
                     values.append(elapsed > 0 ? Double(delta.cpuNanos) / elapsed : 0)
                     values.append(Double(delta.switches))
                 }
+                // Every process, and the time the hypervisor gave the vCPUs to someone else.
+                let ticksPerSecond = elapsed > 0 ? Double(MachineStatReader.ticksPerSecond) * elapsed / 1e9 : 0
+                for (before, after) in [(previousMachine.busy, currentMachine.busy), (previousMachine.steal, currentMachine.steal)] {
+                    values.append(ticksPerSecond > 0 && after >= before ? Double(after - before) / ticksPerSecond : 0)
+                }
+                previousMachine = currentMachine
                 let millis = time >= origin ? Double(time - origin) / 1e6 : -Double(origin - time) / 1e6
                 lock.withLock { rows.append(Row(millis: millis, values: values)) }
                 previous = current
@@ -73,10 +85,14 @@ final class CPUSeries: @unchecked Sendable {
         finished.wait()
     }
 
-    /// `t_ms,<name>_cores,<name>_switches,…`: cores busy over each interval, and how many times
-    /// its threads were scheduled in (schedstat's timeslices: the context switches onto a CPU).
+    /// `t_ms,<name>_cores,<name>_switches,…,machine_cores,steal_cores`: cores busy over each
+    /// interval, and how many times its threads were scheduled in (schedstat's timeslices: the
+    /// context switches onto a CPU); then the whole machine's busy cores and its steal (vCPU time
+    /// the hypervisor ran something else) from /proc/stat — in 10 ms ticks, so single rows are
+    /// coarse and averages over many rows are what to read.
     var csv: String {
         let header = "t_ms," + pids.map { "\($0.name)_cores,\($0.name)_switches" }.joined(separator: ",")
+            + ",machine_cores,steal_cores"
         let rows = lock.withLock { self.rows }
         var lines = [header]
         lines.reserveCapacity(rows.count + 1)
@@ -157,5 +173,35 @@ struct ThreadStatReader {
     mutating func close() {
         for descriptor in descriptors.values { Glibc.close(descriptor) }
         descriptors.removeAll()
+    }
+}
+
+/// /proc/stat's first line, kept open: the machine's busy and steal ticks (USER_HZ).
+struct MachineStatReader {
+    static let ticksPerSecond = max(1, sysconf(Int32(_SC_CLK_TCK)))
+    private var descriptor: Int32 = open("/proc/stat", O_RDONLY | O_CLOEXEC)
+
+    /// user + nice + system + irq + softirq, and steal; zeros when unreadable.
+    mutating func read() -> (busy: UInt64, steal: UInt64) {
+        guard descriptor >= 0 else { return (0, 0) }
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return (0, 0) }
+        return Self.parse(buffer[..<count]) ?? (0, 0)
+    }
+
+    /// `cpu  user nice system idle iowait irq softirq steal …`
+    static func parse(_ text: ArraySlice<UInt8>) -> (busy: UInt64, steal: UInt64)? {
+        let line = text.prefix { $0 != UInt8(ascii: "\n") }
+        let fields = line.split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) }
+        guard fields.count >= 9, fields[0] == "cpu" else { return nil }
+        let numbers = fields[1...8].compactMap { UInt64($0) }
+        guard numbers.count == 8 else { return nil }
+        return (numbers[0] + numbers[1] + numbers[2] + numbers[5] + numbers[6], numbers[7])
+    }
+
+    mutating func close() {
+        if descriptor >= 0 { Glibc.close(descriptor) }
+        descriptor = -1
     }
 }

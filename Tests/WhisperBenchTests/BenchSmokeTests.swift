@@ -76,7 +76,7 @@ import WhisperTesting
         let latency = try String(contentsOf: folder.appendingPathComponent("relay-latency.csv"), encoding: .utf8)
         #expect(latency.split(separator: "\n").count == 1 + Int(result.acceptLatency.count))
         let cpu = try String(contentsOf: folder.appendingPathComponent("relay-cpu.csv"), encoding: .utf8)
-        #expect(cpu.hasPrefix("t_ms,server_cores,server_switches,bench_cores,bench_switches\n"))
+        #expect(cpu.hasPrefix("t_ms,server_cores,server_switches,bench_cores,bench_switches,machine_cores,steal_cores\n"))
         #expect(cpu.split(separator: "\n").count >= 2)  // header + rows (≈ 100 at 10 ms, fewer on a starved machine)
         let curve = try String(contentsOf: folder.appendingPathComponent("relay-percentiles.csv"), encoding: .utf8)
         #expect(curve.hasPrefix("percentile,latency_us\n0.0,"))

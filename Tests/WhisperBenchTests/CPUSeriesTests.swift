@@ -33,4 +33,10 @@ struct CPUSeriesTests {
         #expect(!threads.isEmpty)
         #expect(threads.values.contains { $0.cpuNanos > 0 })
     }
+
+    @Test func procStat_busyIsUserNiceSystemIrqSoftirq_andStealIsTheEighth() {
+        let parsed = MachineStatReader.parse(ArraySlice("cpu  100 2 30 9000 5 0 7 11 0 0\ncpu0 1 2 3\n".utf8))
+        #expect(parsed?.busy == 100 + 2 + 30 + 0 + 7 && parsed?.steal == 11)
+        #expect(MachineStatReader.parse(ArraySlice("cpu0 1 2 3\n".utf8)) == nil)
+    }
 }

@@ -3,9 +3,9 @@
 For every `<run>-percentiles.csv`: one latency-percentile chart with all runs (log axis of
 1/(1-p), the HdrHistogram way: the tail gets the width it deserves). For every
 `<run>-latency.csv`: latency over time in 10 ms bins (p50, p99, max of the samples sent in the
-bin), with the CPU of server, Redis and generator from `<run>-cpu.csv` on a second axis, and
-Redis's AOF rewrites (from the folder's `redis.log`, placed by the run's `window_start_unix_ms`
-in `<run>.json`) shaded: a forked child that competes for the same cores.
+bin), with the CPU of server, Redis and generator and the vCPUs' steal from `<run>-cpu.csv` on a
+second axis, and Redis's AOF rewrites (from the folder's `redis.log`, placed by the run's
+`window_start_unix_ms` in `<run>.json`) shaded: a forked child that competes for the same cores.
 """
 import csv
 import datetime
@@ -105,6 +105,16 @@ def window_start(latency_path: pathlib.Path, run: str):
         return None
 
 
+def smooth(values, width=10):
+    out, total = [], 0.0
+    for i, v in enumerate(values):
+        total += v
+        if i >= width:
+            total -= values[i - width]
+        out.append(total / min(i + 1, width))
+    return out
+
+
 def timeline_chart(latency_path: pathlib.Path) -> pathlib.Path:
     run = latency_path.name.removesuffix("-latency.csv")
     rows = bins(read(latency_path))
@@ -132,11 +142,15 @@ def timeline_chart(latency_path: pathlib.Path) -> pathlib.Path:
     if cpu_path.exists():
         cpu = read(cpu_path)
         ax2 = ax.twinx()
+        t_cpu = [float(r["t_ms"]) / 1000 for r in cpu]
         for name, color in (("server", "tab:green"), ("redis", "tab:purple"), ("bench", "tab:gray")):
             key = name + "_cores"
             if cpu and key in cpu[0]:
-                ax2.plot([float(r["t_ms"]) / 1000 for r in cpu], [float(r[key]) for r in cpu], lw=0.5, color=color,
-                         alpha=0.6, label=f"{name} cores")
+                ax2.plot(t_cpu, [float(r[key]) for r in cpu], lw=0.5, color=color, alpha=0.6, label=f"{name} cores")
+        if cpu and "steal_cores" in cpu[0]:
+            # /proc/stat counts in 10 ms ticks: a 100 ms moving average keeps the line readable.
+            ax2.plot(t_cpu, smooth([float(r["steal_cores"]) for r in cpu]), lw=0.8, color="black", alpha=0.7,
+                     label="steal (100 ms avg)")
         ax2.set_ylabel("cores busy (10 ms samples)")
         ax2.set_ylim(0, 2.5)
         lines, labels = ax.get_legend_handles_labels()
