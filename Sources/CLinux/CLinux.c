@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 
 int clinux_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 
@@ -140,3 +141,5 @@ uint64_t clinux_monotonic_ns(void) {
 
 long clinux_page_size(void) { return sysconf(_SC_PAGESIZE); }
 long clinux_clock_ticks(void) { return sysconf(_SC_CLK_TCK); }
+
+void clinux_set_thread_name(const char *name) { (void)prctl(PR_SET_NAME, name, 0, 0, 0); }

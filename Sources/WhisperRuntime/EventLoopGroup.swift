@@ -20,13 +20,10 @@ public final class EventLoopGroup: Sendable {
     public func start() {
         for loop in loops {
             running.add(1, ordering: .relaxed)
-            let thread = Thread { [self] in
+            NamedThread.start("whisper-loop-\(loop.index)", stackSize: 1 << 20) { [self] in
                 loop.run()
                 running.subtract(1, ordering: .releasing)
             }
-            thread.name = "whisper-loop-\(loop.index)"
-            thread.stackSize = 1 << 20
-            thread.start()
         }
     }
 

@@ -47,6 +47,9 @@ int clinux_hangup_eventfd(void);
 // Ignores SIGPIPE: a peer that vanished must yield EPIPE, never kill the process.
 void clinux_ignore_sigpipe(void);
 
+// Names the calling thread (at most 15 bytes kept), as top -H, perf and /proc show it.
+void clinux_set_thread_name(const char *name);
+
 // thread CPU time in nanoseconds (CLOCK_THREAD_CPUTIME_ID)
 uint64_t clinux_thread_cpu_ns(void);
 // monotonic clock in nanoseconds

@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import WhisperOps
 import WhisperProtocol
+import WhisperRuntime
 import WhisperServices
 
 /// One provider's sender (docs/architecture.md "Push"): a bounded job queue that loops fill
@@ -35,9 +36,7 @@ final class PushSender: Sendable {
         let worker = PushSenderThread(provider: provider, multi: handle, transport: transport, limits: limits,
                                       outcomes: outcomes, log: log)
         let box = UncheckedSendable(worker)
-        let thread = Thread { [self] in box.value.run(takeJobs: { self.takeJobs() }) }
-        thread.name = "whisper-push-\(provider.name.rawValue)"
-        thread.start()
+        NamedThread.start("whisper-push-\(provider.name.rawValue)") { [self] in box.value.run(takeJobs: { self.takeJobs() }) }
     }
 
     /// Queues `job`; false (dropped) when the queue is full. Never blocks.

@@ -37,12 +37,10 @@ public final class PostgresPool: Sendable {
         workerCount = max(1, configuration.poolSize)
         queue = PostgresJobQueue(limit: configuration.maxQueuedJobs)
         for index in 0..<workerCount {
-            let thread = Thread { [queue, stats] in
+            NamedThread.start("whisper-pg-\(index)") { [queue, stats] in
                 PostgresWorker(index: index, configuration: configuration, queue: queue,
                                stats: stats, log: log).run()
             }
-            thread.name = "whisper-pg-\(index)"
-            thread.start()
         }
     }
 
