@@ -13,14 +13,21 @@ public enum LoginScenario {
         let shards = await runtime.makeShards { LoginShard(context: $0) }
         let concurrency = max(1, options.concurrency / shardCount)
 
+        _ = await gather(shards) { shard, done in
+            let index = shard.context.loop.index
+            shard.prepareRegistrations(count: options.logins / shardCount + (index < options.logins % shardCount ? 1 : 0))
+            done(())
+        }
         var started = MonotonicClock.now()
         let registrations = LoginTally.merged(await gather(shards) { shard, done in
-            let index = shard.context.loop.index
-            let count = options.logins / shardCount + (index < options.logins % shardCount ? 1 : 0)
-            shard.register(count: count, concurrency: concurrency, completion: done)
+            shard.register(concurrency: concurrency, completion: done)
         })
         let registrationSeconds = Double(MonotonicClock.now() - started) / 1e9
 
+        _ = await gather(shards) { shard, done in
+            shard.prepareRecoveries()
+            done(())
+        }
         started = MonotonicClock.now()
         let recoveries = LoginTally.merged(await gather(shards) { shard, done in
             shard.recover(concurrency: concurrency, completion: done)

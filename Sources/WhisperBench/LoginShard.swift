@@ -3,6 +3,7 @@
 /// identity's whisperId). Loop thread only.
 final class LoginShard: PhoneOwner {
     let context: ShardContext
+    private var pending: [Phone] = []
     private var registered: [Phone] = []
     private var recovered: [Phone] = []
     private var ended = ErrorTally()
@@ -11,21 +12,33 @@ final class LoginShard: PhoneOwner {
         self.context = context
     }
 
-    func register(count: Int, concurrency: Int, completion: @escaping (LoginTally) -> Void) {
-        let phones = (0..<count).map { Phone(index: $0, identity: context.newIdentity()) }
-        for phone in phones { phone.owner = self }
+    /// Makes `count` new phones (their key pairs) before the clock starts: a phone generates
+    /// its keys once, not as part of a login.
+    func prepareRegistrations(count: Int) {
+        pending = (0..<count).map { Phone(index: $0, identity: context.newIdentity()) }
+        for phone in pending { phone.owner = self }
+    }
+
+    func register(concurrency: Int, completion: @escaping (LoginTally) -> Void) {
+        let phones = pending
+        pending = []
         context.logIn(phones, concurrency: concurrency, closeAfterLogin: true) { [self] tally in
             registered = phones.filter { $0.token != nil }
             completion(tally)
         }
     }
 
-    /// Recovery logins of every identity that registered.
-    func recover(concurrency: Int, completion: @escaping (LoginTally) -> Void) {
+    /// Every identity that registered, on a new device (a new deviceId), made before
+    /// the clock starts like the registrations.
+    func prepareRecoveries() {
         recovered = registered.map { old in
             Phone(index: old.index, identity: old.identity.onNewDevice(random: &context.random), whisperId: old.whisperId)
         }
         for phone in recovered { phone.owner = self }
+    }
+
+    /// Recovery logins of the prepared phones.
+    func recover(concurrency: Int, completion: @escaping (LoginTally) -> Void) {
         context.logIn(recovered, concurrency: concurrency, closeAfterLogin: true, completion: completion)
     }
 
