@@ -40,7 +40,7 @@ enum ClientFrames {
         let ciphertextText = Base64.encode(ciphertext)
         let canonical = CanonicalSigning.signedBytes(
             messageType: type, messageId: messageId, from: from, toOrGroupId: groupId ?? to,
-            timestampMillis: timestamp, nonceBase64: nonceText, ciphertextBase64: ciphertextText)
+            timestampMillis: timestamp, nonceBase64: nonceText.utf8, ciphertextBase64: ciphertextText.utf8)
         let signature = Base64.encode(signer.signDigest(of: canonical))
         return frame(type, requestId: requestId) { w in
             privileged(&w, token: token)

@@ -22,18 +22,18 @@ import Testing
     }
 
     static func error(_ object: JSONObject, limits: Limits = .default) -> PayloadError? {
-        F.error { () throws(PayloadError) in _ = try AttachmentPointer.optional(in: ["attachment": .object(object)], limits: limits) }
+        F.error { () throws(PayloadError) in _ = try AttachmentPointer.optional(in: ["attachment": .object(object)] as JSONObject, limits: limits) }
     }
 
     @Test func validPointer_parses_keepingWhatTheServerRecords() throws {
-        let parsed = try AttachmentPointer.optional(in: ["attachment": .object(try Self.valid())], limits: .default)
+        let parsed = try AttachmentPointer.optional(in: ["attachment": .object(try Self.valid())] as JSONObject, limits: .default)
         #expect(parsed == AttachmentPointer(objectKey: "att/2026/01/0f8fad5b-d9cb-469f-a165-70867728950e.bin",
                                             contentType: "image/jpeg", ciphertextSize: 123_456))
     }
 
     @Test func absentOrNull_isNoAttachment() throws {
-        #expect(try AttachmentPointer.optional(in: [:], limits: .default) == nil)
-        #expect(try AttachmentPointer.optional(in: ["attachment": .null], limits: .default) == nil)
+        #expect(try AttachmentPointer.optional(in: [:] as JSONObject, limits: .default) == nil)
+        #expect(try AttachmentPointer.optional(in: ["attachment": .null] as JSONObject, limits: .default) == nil)
     }
 
     @Test(arguments: [

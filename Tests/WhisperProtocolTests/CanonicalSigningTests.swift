@@ -9,8 +9,8 @@ import Testing
             from: "WSP-ABCD-EFGH-IJ54",
             toOrGroupId: "WSP-HESP-ERAL-IT3A",
             timestampMillis: 1_730_000_000_000,
-            nonceBase64: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYX",
-            ciphertextBase64: "aGVsbG8="
+            nonceBase64: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYX".utf8,
+            ciphertextBase64: "aGVsbG8=".utf8
         )
         let expected: [UInt8] = Array((
             "v1\n"
@@ -32,7 +32,7 @@ import Testing
         // No case folding: the signer signed what it sent.
         let upper = CanonicalSigning.signedBytes(
             messageType: "group_send_message", messageId: "ABC", from: "f", toOrGroupId: "grp-X",
-            timestampMillis: 0, nonceBase64: "", ciphertextBase64: ""
+            timestampMillis: 0, nonceBase64: "".utf8, ciphertextBase64: "".utf8
         )
         #expect(text(upper) == "v1\ngroup_send_message\nABC\nf\ngrp-X\n0\n\n\n")
     }
@@ -40,7 +40,7 @@ import Testing
     @Test func negativeTimestamps_areWrittenInDecimal() {
         let bytes = CanonicalSigning.signedBytes(
             messageType: "call_end", messageId: "c", from: "a", toOrGroupId: "b",
-            timestampMillis: -5, nonceBase64: "n", ciphertextBase64: "c"
+            timestampMillis: -5, nonceBase64: "n".utf8, ciphertextBase64: "c".utf8
         )
         #expect(text(bytes) == "v1\ncall_end\nc\na\nb\n-5\nn\nc\n")
     }

@@ -11,9 +11,9 @@ import Testing
     }
 
     @Test func require_rejectsOtherStrings_andNonStrings() {
-        #expect(MessageFixture.error { () throws(PayloadError) in _ = try MessageKind.require(in: ["msgType": "Text"]) }
+        #expect(MessageFixture.error { () throws(PayloadError) in _ = try MessageKind.require(in: ["msgType": "Text"] as JSONObject) }
                     == .invalidValue(field: "msgType"))
-        #expect(MessageFixture.error { () throws(PayloadError) in _ = try MessageKind.require(in: ["msgType": 1]) }
+        #expect(MessageFixture.error { () throws(PayloadError) in _ = try MessageKind.require(in: ["msgType": 1] as JSONObject) }
                     == .wrongType(field: "msgType", expected: .string))
     }
 }

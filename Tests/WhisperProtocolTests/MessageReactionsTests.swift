@@ -11,9 +11,9 @@ import Testing
     static func ids(_ count: Int) -> JSONValue { .array(Array(repeating: .string(MessageFixture.sender), count: count)) }
 
     @Test func absentNullAndEmpty_areAccepted() throws {
-        #expect(try MessageReactions.validateOptional(in: [:], limits: .default) == false)
-        #expect(try MessageReactions.validateOptional(in: ["reactions": .null], limits: .default) == false)
-        #expect(try MessageReactions.validateOptional(in: ["reactions": .object([:])], limits: .default) == true)
+        #expect(try MessageReactions.validateOptional(in: [:] as JSONObject, limits: .default) == false)
+        #expect(try MessageReactions.validateOptional(in: ["reactions": .null] as JSONObject, limits: .default) == false)
+        #expect(try MessageReactions.validateOptional(in: ["reactions": .object([:])] as JSONObject, limits: .default) == true)
         #expect(Self.error(.object(["👍": .array([])])) == nil)
     }
 

@@ -7,9 +7,9 @@ import Testing
     }
 
     @Test func require_readsTheStatusMember() throws {
-        #expect(try ReceiptStatus.require(in: ["status": "read"]) == .read)
-        #expect(MessageFixture.error { () throws(PayloadError) in _ = try ReceiptStatus.require(in: ["status": "READ"]) }
+        #expect(try ReceiptStatus.require(in: ["status": "read"] as JSONObject) == .read)
+        #expect(MessageFixture.error { () throws(PayloadError) in _ = try ReceiptStatus.require(in: ["status": "READ"] as JSONObject) }
                     == .invalidValue(field: "status"))
-        #expect(MessageFixture.error { () throws(PayloadError) in _ = try ReceiptStatus.require(in: [:]) } == .missingField("status"))
+        #expect(MessageFixture.error { () throws(PayloadError) in _ = try ReceiptStatus.require(in: [:] as JSONObject) } == .missingField("status"))
     }
 }

@@ -87,13 +87,18 @@ import Testing
     }
 
     @Test func privilegedPayload_tokenAccess_andClosedCommonKeys() throws {
-        #expect(try PrivilegedPayload.sessionToken(in: ["sessionToken": "t"]) == "t")
-        #expect(try PrivilegedPayload.sessionToken(in: ["sessionToken": .null]) == nil)
-        #expect(try PrivilegedPayload.sessionToken(in: [:]) == nil)
-        #expect(error { () throws(PayloadError) in _ = try PrivilegedPayload.sessionToken(in: ["sessionToken": 1]) }
+        func token(_ json: String) throws -> ArraySlice<UInt8>? {
+            try PrivilegedPayload.sessionToken(in: JSONParser.parseFields(Array(json.utf8)))
+        }
+        #expect(try token(#"{"sessionToken":"t"}"#) == Array("t".utf8)[...])
+        #expect(try token(#"{"sessionToken":"a\/b"}"#) == Array("a/b".utf8)[...])
+        #expect(try token(#"{"sessionToken":null}"#) == nil)
+        #expect(try token("{}") == nil)
+        let numeric = try JSONParser.parseFields(Array(#"{"sessionToken":1}"#.utf8))
+        #expect(error { () throws(PayloadError) in _ = try PrivilegedPayload.sessionToken(in: numeric) }
                     == .wrongType(field: "sessionToken", expected: .string))
         #expect(error { () throws(PayloadError) in
-            try PrivilegedPayload.requireOnlyCommonKeys(["protocolVersion": 1, "cryptoVersion": 1, "sessionToken": "t", "x": 1])
+            try PrivilegedPayload.requireOnlyCommonKeys(["protocolVersion": 1, "cryptoVersion": 1, "sessionToken": "t", "x": 1] as JSONObject)
         } == .unknownField("x"))
     }
 }

@@ -111,16 +111,3 @@ extension Optional {
         return self
     }
 }
-
-extension SodiumTests {
-    @Test func constantTimeEqual_strings_comparesUTF8_andLengthsFirst() {
-        #expect(Sodium.constantTimeEqual("", ""))
-        #expect(Sodium.constantTimeEqual("tökén+/=", "tökén+/="))
-        #expect(!Sodium.constantTimeEqual("abc", "abd"))
-        #expect(!Sodium.constantTimeEqual("abc", "abcd"))
-        #expect(!Sodium.constantTimeEqual("", "a"))
-        let long = String(repeating: "x", count: 44)
-        #expect(Sodium.constantTimeEqual(long, String(repeating: "x", count: 44)))
-        #expect(!Sodium.constantTimeEqual(long, String(repeating: "x", count: 43) + "y"))
-    }
-}

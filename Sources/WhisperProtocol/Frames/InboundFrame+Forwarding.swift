@@ -5,31 +5,21 @@ extension InboundFrame {
     /// that the sender wrote (a `null` stays `null`). `sessionToken` and the versions are
     /// left behind simply by not being named.
     public func forwardedPayload(keys: [String], optionalKeys: [String] = []) -> [UInt8] {
-        var members: [(key: String, raw: ArraySlice<UInt8>?)] = []
-        members.reserveCapacity(keys.count + optionalKeys.count)
         var capacity = 2
-        for key in keys + optionalKeys.filter({ payload.contains($0) }) {
-            let raw = rawPayloadValue(forKey: key)
-            members.append((key, raw))
-            capacity += key.utf8.count + 4 + (raw?.count ?? 0)
-        }
+        for key in keys { capacity += key.utf8.count + 4 + (fields.raw(forKey: key)?.count ?? 4) }
+        for key in optionalKeys { if let raw = fields.raw(forKey: key) { capacity += key.utf8.count + 4 + raw.count } }
         var writer = JSONWriter(capacity: capacity)
         writer.beginObject()
-        for member in members {
-            if let raw = member.raw {
-                writer.member(member.key, raw: raw)
-            } else {
-                // Only a frame built in code lacks spans; re-encode its value (parsed values are
-                // always encodable, so the fallback `null` is unreachable from the wire).
-                writer.key(member.key)
-                do {
-                    try writer.value(payload[member.key] ?? .null)
-                } catch {
-                    writer.null()
-                }
-            }
+        for key in keys {
+            // Handlers check their required members first; a missing one would travel as `null`.
+            writer.member(key, raw: fields.raw(forKey: key) ?? Self.null)
+        }
+        for key in optionalKeys {
+            if let raw = fields.raw(forKey: key) { writer.member(key, raw: raw) }
         }
         writer.endObject()
         return writer.bytes
     }
+
+    private static let null = Array("null".utf8)[...]
 }

@@ -4,7 +4,26 @@
 //     let messageId = try payload.requireUUID("messageId")
 //     let nonce = try payload.requireBase64("nonce", exactByteCount: 24)
 
-extension JSONObject {
+/// What payload validation reads: a `JSONObject` tree, or the `JSONFields` of a hot frame.
+public protocol JSONFieldSource {
+    subscript(key: String) -> JSONValue? { get }
+    /// The first key, in member order, that is not in `allowed`.
+    func firstKey(notIn allowed: Set<String>) -> String?
+}
+
+extension JSONObject: JSONFieldSource {
+    public func firstKey(notIn allowed: Set<String>) -> String? {
+        members.first { !allowed.contains($0.key) }?.key
+    }
+}
+
+extension JSONFields: JSONFieldSource {
+    public func firstKey(notIn allowed: Set<String>) -> String? {
+        members.first { !allowed.contains($0.key) }?.key
+    }
+}
+
+extension JSONFieldSource {
     public func requireValue(_ key: String) throws(PayloadError) -> JSONValue {
         guard let value = self[key] else { throw .missingField(key) }
         return value
@@ -121,12 +140,50 @@ extension JSONObject {
     /// Payloads are closed (the schemas say `additionalProperties: false`): any member not in
     /// `allowed` is rejected, so a misspelt optional field cannot be silently ignored.
     public func rejectUnknownKeys(allowed: Set<String>) throws(PayloadError) {
-        for member in members where !allowed.contains(member.key) { throw .unknownField(member.key) }
+        if let key = firstKey(notIn: allowed) { throw .unknownField(key) }
     }
 
     public func requireGroupID(_ key: String) throws(PayloadError) -> GroupID {
         guard let id = GroupID(try requireString(key)) else { throw .invalidGroupID(field: key) }
         return id
+    }
+}
+
+extension JSONFields {
+    /// A string member's UTF-8 (a slice of the frame when unescaped), for values the server only
+    /// checks and forwards or signs over.
+    public func requireStringBytes(_ key: String) throws(PayloadError) -> ArraySlice<UInt8> {
+        guard let bytes = stringBytes(forKey: key) else {
+            guard contains(key) else { throw .missingField(key) }
+            throw .wrongType(field: key, expected: .string)
+        }
+        return bytes
+    }
+
+    /// `requireBase64` reading the frame's bytes, with no `String` in between.
+    public func requireBase64(_ key: String, exactByteCount: Int) throws(PayloadError) -> [UInt8] {
+        let text = try requireStringBytes(key)
+        if text.count == Base64.encodedLength(forByteCount: exactByteCount),
+           let bytes = Base64.decode(text), bytes.count == exactByteCount {
+            return bytes
+        }
+        guard let actual = text.withUnsafeBufferPointer({ Base64.decodedByteCount(validating: $0) }) else {
+            throw .invalidBase64(field: key)
+        }
+        throw .wrongLength(field: key, expectedBytes: exactByteCount, actualBytes: actual)
+    }
+
+    /// `requireBase64Length` reading the frame's bytes; returns them with the decoded length.
+    public func requireBase64Text(_ key: String, maxByteCount: Int) throws(PayloadError) -> (text: ArraySlice<UInt8>, byteCount: Int) {
+        let text = try requireStringBytes(key)
+        guard text.count <= Base64.encodedLength(forByteCount: maxByteCount) else {
+            throw .tooLarge(field: key, maxBytes: maxByteCount)
+        }
+        guard let length = text.withUnsafeBufferPointer({ Base64.decodedByteCount(validating: $0) }) else {
+            throw .invalidBase64(field: key)
+        }
+        guard length <= maxByteCount else { throw .tooLarge(field: key, maxBytes: maxByteCount) }
+        return (text, length)
     }
 }
 

@@ -6,12 +6,12 @@ public enum ProtocolVersion {
     public static let protocolVersionKey = "protocolVersion"
     public static let cryptoVersionKey = "cryptoVersion"
 
-    public static func check(_ payload: JSONObject) throws(PayloadError) {
+    public static func check(_ payload: some JSONFieldSource) throws(PayloadError) {
         try checkField(protocolVersionKey, expected: protocolVersion, in: payload)
         try checkField(cryptoVersionKey, expected: cryptoVersion, in: payload)
     }
 
-    static func checkField(_ key: String, expected: Int64, in payload: JSONObject) throws(PayloadError) {
+    static func checkField(_ key: String, expected: Int64, in payload: some JSONFieldSource) throws(PayloadError) {
         guard let value = payload[key] else { throw .missingField(key) }
         guard case let .int(version) = value else { throw .wrongType(field: key, expected: .int) }
         guard version == expected else { throw .unsupportedVersion(field: key, expected: expected) }

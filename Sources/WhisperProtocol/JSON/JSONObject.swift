@@ -38,15 +38,7 @@ public struct JSONObject: Sendable {
     public var isEmpty: Bool { members.isEmpty }
     public var keys: [String] { members.map(\.key) }
 
-    public func index(forKey key: String) -> Int? {
-        let found = key.utf8.withContiguousStorageIfAvailable { keyBytes -> Int? in
-            for i in members.indices where utf8Equal(members[i].key, keyBytes) { return i }
-            return nil
-        }
-        if let found { return found }
-        for i in members.indices where utf8Equal(members[i].key, key) { return i }
-        return nil
-    }
+    public func index(forKey key: String) -> Int? { members.index(forKey: key) }
 
     public func contains(_ key: String) -> Bool { index(forKey: key) != nil }
 

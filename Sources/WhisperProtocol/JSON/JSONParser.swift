@@ -43,6 +43,25 @@ public enum JSONParser {
         return object
     }
 
+    /// Parses a document whose top level must be an object into `JSONFields` (strings left as
+    /// spans of `bytes`); accepts and rejects exactly what `parseObject` does.
+    public static func parseFields(_ bytes: [UInt8], limits: JSONLimits = .frame) throws(JSONError) -> JSONFields {
+        let members = try bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(JSONError) -> [JSONFields.Member]? in
+                var scanner = JSONScanner(bytes: buffer, limits: limits)
+                return try scanner.scanDocument { scanner throws(JSONError) -> [JSONFields.Member]? in
+                    guard scanner.index < buffer.count, buffer[scanner.index] == ASCII.openBrace else {
+                        _ = try scanner.parseValue()
+                        return nil
+                    }
+                    return try scanner.scanFields()
+                }
+            }
+        }.get()
+        guard let members else { throw JSONError(.topLevelNotObject, at: 0) }
+        return JSONFields(source: bytes, members: members)
+    }
+
     /// Best effort for error replies: the string value of `key` in the top-level object, read member by
     /// member up to the first syntax error. Returns `nil` if the member was not reached intact.
     public static func recoverTopLevelString(forKey key: String, in bytes: [UInt8], limits: JSONLimits = .frame) -> String? {

@@ -12,7 +12,31 @@ extension JSONScanner {
     /// created straight from the input.
     mutating func parseStringBody() throws(JSONError) -> String {
         let start = index
-        var i = index
+        let end = try endOfPlainRun(from: start)
+        guard bytes[end] == ASCII.quote else { return try parseEscapedString(start: start, firstEscape: end) }
+        index = end + 1
+        return try makeString(UnsafeBufferPointer(rebasing: bytes[start..<end]), at: start - 1)
+    }
+
+    /// Validates a string like `parseStringBody` without making a `String` (the span scan):
+    /// returns whether it contains escapes, i.e. whether its raw bytes differ from its value.
+    mutating func skipStringBody() throws(JSONError) -> Bool {
+        let start = index
+        let end = try endOfPlainRun(from: start)
+        guard bytes[end] == ASCII.quote else {
+            _ = try parseEscapedString(start: start, firstEscape: end)
+            return true
+        }
+        guard end - start <= limits.maxStringBytes else { throw JSONError(.stringTooLong, at: start - 1) }
+        index = end + 1
+        return false
+    }
+
+    /// From `start` (inside a string) to the first `"` or `\`, whose index it returns; UTF-8 is
+    /// validated on the way and control characters rejected.
+    @inline(__always)
+    func endOfPlainRun(from start: Int) throws(JSONError) -> Int {
+        var i = start
         let count = bytes.count
         while true {
             if let base = bytes.baseAddress {
@@ -24,11 +48,7 @@ extension JSONScanner {
             }
             guard i < count else { throw JSONError(.unexpectedEnd, at: count) }
             let byte = bytes[i]
-            if byte == ASCII.quote {
-                index = i + 1
-                return try makeString(UnsafeBufferPointer(rebasing: bytes[start..<i]), at: start - 1)
-            }
-            if byte == ASCII.backslash { return try parseEscapedString(start: start, firstEscape: i) }
+            if byte == ASCII.quote || byte == ASCII.backslash { return i }
             if byte < 0x20 { throw JSONError(.controlCharacterInString, at: i) }
             i = byte < 0x80 ? i + 1 : try endOfUTF8Sequence(at: i)
         }

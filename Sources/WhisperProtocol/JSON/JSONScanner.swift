@@ -19,12 +19,18 @@ struct JSONScanner {
     }
 
     mutating func parseDocument() throws(JSONError) -> JSONValue {
+        try scanDocument { scanner throws(JSONError) in try scanner.parseValue() }
+    }
+
+    /// The whole input as one value read by `value`, with nothing but whitespace around it.
+    @inline(__always)
+    mutating func scanDocument<Value>(_ value: (inout JSONScanner) throws(JSONError) -> Value) throws(JSONError) -> Value {
         guard bytes.count <= limits.maxInputBytes else { throw JSONError(.inputTooLarge, at: limits.maxInputBytes) }
         skipWhitespace()
-        let value = try parseValue()
+        let result = try value(&self)
         skipWhitespace()
         guard index == bytes.count else { throw JSONError(.trailingData, at: index) }
-        return value
+        return result
     }
 
     // RFC 8259 §2: ws = *( %x20 / %x09 / %x0A / %x0D )
@@ -119,13 +125,25 @@ struct JSONScanner {
     }
 
     mutating func parseObject() throws(JSONError) -> JSONObject {
+        JSONObject(uncheckedMembers: try parseMembers { scanner, key, valueStart throws(JSONError) in
+            JSONObject.Member(key: key, value: try scanner.parseValue(), valueSpan: valueStart..<scanner.index)
+        })
+    }
+
+    /// The object at `index` (its `{` not yet consumed): the keys decoded and checked unique, each
+    /// value read by `member(&self, key, valueStart)`, which leaves `index` just past the value.
+    /// Shared by the tree (`parseObject`) and the span scan (`scanFields`).
+    @inline(__always)
+    mutating func parseMembers<Member: JSONScannedMember>(
+        _ member: (inout JSONScanner, String, Int) throws(JSONError) -> Member
+    ) throws(JSONError) -> [Member] {
         try enterContainer()
         defer { depth -= 1 }
-        var members: [JSONObject.Member] = []
+        var members: [Member] = []
         skipWhitespace()
         if index < bytes.count, bytes[index] == ASCII.closeBrace {
             index += 1
-            return JSONObject(uncheckedMembers: members)
+            return members
         }
         // A `send_message` payload has 12–15 members: one allocation, not three growths.
         members.reserveCapacity(Self.fingerprintedKeysPerObject)
@@ -153,10 +171,8 @@ struct JSONScanner {
             guard index < bytes.count, bytes[index] == ASCII.colon else { throw unexpected(at: index) }
             index += 1
             skipWhitespace()
-            let valueStart = index
-            let value = try parseValue()
-            members.append(JSONObject.Member(key: key, value: value, valueSpan: valueStart..<index))
-            guard try continuesContainer(closedBy: ASCII.closeBrace) else { return JSONObject(uncheckedMembers: members) }
+            members.append(try member(&self, key, index))
+            guard try continuesContainer(closedBy: ASCII.closeBrace) else { return members }
         }
     }
 
@@ -164,8 +180,8 @@ struct JSONScanner {
     /// which is unacceptable next to a signature. The first 16 keys are compared by a fingerprint of
     /// their bytes (then fully on a match); past that a hash set takes over (seeded SipHash, so no
     /// hash flooding), keeping the worst case linear in the input.
-    func checkUnique(
-        _ key: String, at position: Int, in members: [JSONObject.Member], keySet: inout Set<UTF8Key>?
+    func checkUnique<Member: JSONScannedMember>(
+        _ key: String, at position: Int, in members: [Member], keySet: inout Set<UTF8Key>?
     ) throws(JSONError) {
         if keySet == nil {
             var set = Set<UTF8Key>(minimumCapacity: members.count * 2)
@@ -198,5 +214,26 @@ struct JSONScanner {
             for byte in utf8 { first = first << 8 | UInt64(byte) }
         }
         return (first &* 0x9E37_79B9_7F4A_7C15) ^ (last &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(count)
+    }
+}
+
+/// An object member as the scanner collects it: the tree's `JSONObject.Member` or the span
+/// scan's `JSONFields.Member`.
+protocol JSONScannedMember {
+    var key: String { get }
+}
+
+extension JSONObject.Member: JSONScannedMember {}
+
+extension Array where Element: JSONScannedMember {
+    /// The position of the member named `key` (compared as UTF-8 bytes, no normalisation).
+    func index(forKey key: String) -> Int? {
+        let found = key.utf8.withContiguousStorageIfAvailable { keyBytes -> Int? in
+            for i in indices where utf8Equal(self[i].key, keyBytes) { return i }
+            return nil
+        }
+        if let found { return found }
+        for i in indices where utf8Equal(self[i].key, key) { return i }
+        return nil
     }
 }

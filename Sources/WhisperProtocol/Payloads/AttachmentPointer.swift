@@ -27,7 +27,7 @@ public struct AttachmentPointer: Sendable, Equatable {
 
     /// The `attachment` member of `payload`: absent or `null` → `nil`; anything but an object is
     /// `INVALID_PAYLOAD`.
-    public static func optional(in payload: JSONObject, limits: Limits) throws(PayloadError) -> AttachmentPointer? {
+    public static func optional(in payload: some JSONFieldSource, limits: Limits) throws(PayloadError) -> AttachmentPointer? {
         switch payload[key] {
         case nil, .null?:
             return nil

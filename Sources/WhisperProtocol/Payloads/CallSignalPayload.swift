@@ -30,8 +30,8 @@ public struct CallSignalPayload: Sendable, Equatable {
     /// session members, every value the sender's bytes.
     public let forwardedFrame: [UInt8]
 
-    let nonceText: String
-    let ciphertextText: String
+    let nonceText: ArraySlice<UInt8>
+    let ciphertextText: ArraySlice<UInt8>
 
     /// The members forwarded to the other party, in this order (`isVideo` after `to` on an offer).
     public static func forwardedKeys(_ kind: CallSignalKind) -> [String] {
@@ -40,7 +40,7 @@ public struct CallSignalPayload: Sendable, Equatable {
     }
 
     public init(parsing frame: InboundFrame, kind: CallSignalKind, limits: Limits) throws(PayloadError) {
-        let payload = frame.payload
+        let payload = frame.fields
         let keys = Self.forwardedKeys(kind)
         try payload.rejectUnknownKeys(allowed: PrivilegedPayload.commonKeys.union(keys))
         self.kind = kind
@@ -50,11 +50,10 @@ public struct CallSignalPayload: Sendable, Equatable {
         guard to != from else { throw .invalidValue(field: "to") }
         isVideo = kind == .initiate ? try payload.requireBool(Self.isVideoKey) : nil
         timestamp = try payload.requireTimestamp("timestamp")
-        nonceText = try payload.requireString("nonce")
         _ = try payload.requireBase64("nonce", exactByteCount: Self.nonceBytes)
-        ciphertextText = try payload.requireString("ciphertext")
+        nonceText = try payload.requireStringBytes("nonce")
         // May be empty: the blob is optional to encrypt, but it is always signed (docs/protocol.md "Calls").
-        ciphertextByteCount = try payload.requireBase64Length("ciphertext", maxByteCount: limits.maxCallCiphertextBytes)
+        (ciphertextText, ciphertextByteCount) = try payload.requireBase64Text("ciphertext", maxByteCount: limits.maxCallCiphertextBytes)
         signature = try payload.requireBase64("sig", exactByteCount: Self.signatureBytes)
         forwardedFrame = CallEventFrames.forwarded(kind, payload: frame.forwardedPayload(keys: keys))
     }

@@ -34,7 +34,7 @@ public struct DeliveryReceiptPayload: Sendable, Equatable {
         self.timestamp = timestamp
     }
 
-    public init(parsing payload: JSONObject) throws(PayloadError) {
+    public init(parsing payload: some JSONFieldSource) throws(PayloadError) {
         try payload.rejectUnknownKeys(allowed: Self.allowedKeys)
         (messageIdText, messageId) = try payload.requireSpelledUUID("messageId")
         from = try payload.requireWhisperID("from")

@@ -19,7 +19,7 @@ public enum MessageKind: String, Sendable, CaseIterable {
     }
 
     /// Reads the required `key` member: a string, exactly one of the raw values (lower case).
-    public static func require(_ key: String = MessageKind.key, in payload: JSONObject) throws(PayloadError) -> MessageKind {
+    public static func require(_ key: String = MessageKind.key, in payload: some JSONFieldSource) throws(PayloadError) -> MessageKind {
         guard let kind = MessageKind(rawValue: try payload.requireString(key)) else { throw .invalidValue(field: key) }
         return kind
     }

@@ -14,7 +14,7 @@ public enum MessageReactions {
 
     /// Validates the `reactions` member of `payload`; returns whether it is present and not `null`.
     @discardableResult
-    public static func validateOptional(in payload: JSONObject, limits: Limits) throws(PayloadError) -> Bool {
+    public static func validateOptional(in payload: some JSONFieldSource, limits: Limits) throws(PayloadError) -> Bool {
         switch payload[key] {
         case nil, .null?:
             return false

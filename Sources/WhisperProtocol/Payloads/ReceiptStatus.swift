@@ -7,7 +7,7 @@ public enum ReceiptStatus: String, Sendable, CaseIterable {
     public static let key = "status"
 
     /// Reads the required `key` member: exactly `delivered` or `read`.
-    public static func require(_ key: String = ReceiptStatus.key, in payload: JSONObject) throws(PayloadError) -> ReceiptStatus {
+    public static func require(_ key: String = ReceiptStatus.key, in payload: some JSONFieldSource) throws(PayloadError) -> ReceiptStatus {
         guard let status = ReceiptStatus(rawValue: try payload.requireString(key)) else { throw .invalidValue(field: key) }
         return status
     }

@@ -57,13 +57,14 @@ public struct SendMessagePayload: Sendable, Equatable {
     /// and for the pending queue.
     public let deliveryPayload: [UInt8]
 
-    /// Signed text fields as sent (decoded JSON strings), for `signedBytes()`.
-    let nonceText: String
-    let ciphertextText: String
+    /// Signed text fields as sent (decoded JSON strings, usually a slice of the frame), for
+    /// `signedBytes()`.
+    let nonceText: ArraySlice<UInt8>
+    let ciphertextText: ArraySlice<UInt8>
 
     /// Parses a `send_message`, or a `group_send_message` when that is the frame's type.
     public init(parsing frame: InboundFrame, limits: Limits) throws(PayloadError) {
-        let payload = frame.payload
+        let payload = frame.fields
         let isGroup = frame.type == Self.groupType
         messageType = isGroup ? Self.groupType : Self.type
         try payload.rejectUnknownKeys(allowed: isGroup ? Self.groupAllowedKeys : Self.allowedKeys)
@@ -79,13 +80,12 @@ public struct SendMessagePayload: Sendable, Equatable {
         to = try payload.requireWhisperID("to")
         kind = try MessageKind.require(in: payload)
         timestamp = try payload.requireTimestamp("timestamp")
-        nonceText = try payload.requireString("nonce")
         _ = try payload.requireBase64("nonce", exactByteCount: Self.nonceBytes)
-        ciphertextText = try payload.requireString("ciphertext")
+        nonceText = try payload.requireStringBytes("nonce")
         // Text and system messages are capped (docs/protocol.md "Messaging (1:1)"); media kinds carry their bytes in the
         // attachment, so their ciphertext is bounded only by the frame size.
         let maxCiphertext = kind.hasTextCiphertextCap ? limits.maxTextCiphertextBytes : limits.maxWebSocketMessageBytes
-        ciphertextByteCount = try payload.requireBase64Length("ciphertext", maxByteCount: maxCiphertext)
+        (ciphertextText, ciphertextByteCount) = try payload.requireBase64Text("ciphertext", maxByteCount: maxCiphertext)
         guard ciphertextByteCount >= 1 else { throw .invalidValue(field: "ciphertext") }
         signature = try payload.requireBase64("sig", exactByteCount: Self.signatureBytes)
         replyTo = try payload.optionalUUID("replyTo")

@@ -17,7 +17,7 @@ public struct TypingPayload: Sendable, Equatable {
         self.isTyping = isTyping
     }
 
-    public init(parsing payload: JSONObject) throws(PayloadError) {
+    public init(parsing payload: some JSONFieldSource) throws(PayloadError) {
         try payload.rejectUnknownKeys(allowed: Self.allowedKeys)
         to = try payload.requireWhisperID("to")
         isTyping = try payload.requireBool("isTyping")

@@ -8,19 +8,21 @@
 public enum CanonicalSigning {
     public static let version = "v1"
 
+    /// The nonce and ciphertext are the bytes of their base64 text (on the server, a frame's own
+    /// bytes: it never makes strings of them).
     public static func signedBytes(
         messageType: String,
         messageId: String,
         from: String,
         toOrGroupId: String,
         timestampMillis: Int64,
-        nonceBase64: String,
-        ciphertextBase64: String
+        nonceBase64: some Collection<UInt8>,
+        ciphertextBase64: some Collection<UInt8>
     ) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(
             3 + messageType.utf8.count + messageId.utf8.count + from.utf8.count + toOrGroupId.utf8.count
-                + nonceBase64.utf8.count + ciphertextBase64.utf8.count + 7 + 20
+                + nonceBase64.count + ciphertextBase64.count + 7 + 20
         )
         let newline = ASCII.lineFeed
         bytes.append(contentsOf: version.utf8)
@@ -31,9 +33,9 @@ public enum CanonicalSigning {
         }
         appendDecimal(timestampMillis, to: &bytes)
         bytes.append(newline)
-        bytes.append(contentsOf: nonceBase64.utf8)
+        bytes.append(contentsOf: nonceBase64)
         bytes.append(newline)
-        bytes.append(contentsOf: ciphertextBase64.utf8)
+        bytes.append(contentsOf: ciphertextBase64)
         bytes.append(newline)
         return bytes
     }

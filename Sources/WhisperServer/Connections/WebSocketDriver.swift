@@ -16,7 +16,7 @@ final class WebSocketDriver: ConnectionDelegate {
     /// The last session token text this socket presented and its SHA-256: a phone presents
     /// the same token in every privileged frame, and hashing it each time was measurable
     /// (docs/benchmarks.md). Compared in constant time; independent of `authenticated`.
-    var tokenMemo: (text: String, hash: SessionHash)?
+    var tokenMemo: (text: [UInt8], hash: SessionHash)?
     /// Requests whose replies are still being produced (Redis/PostgreSQL round trips). A
     /// draining server closes the socket only once this reaches zero.
     private(set) var inFlight = 0

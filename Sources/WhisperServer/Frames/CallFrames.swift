@@ -28,7 +28,7 @@ enum CallFrames {
 
     /// `get_turn_credentials {}` → `turn_credentials {urls, username, credential, ttl}`.
     static let getTurnCredentials: FrameRoute.PrivilegedHandler = { frame, reply, session in
-        guard reply.validate({ () throws(PayloadError) in try PrivilegedPayload.requireOnlyCommonKeys(frame.payload) }) != nil
+        guard reply.validate({ () throws(PayloadError) in try PrivilegedPayload.requireOnlyCommonKeys(frame.fields) }) != nil
         else { return }
         let socket = reply.socket
         reply.async { done in

@@ -62,7 +62,7 @@ enum IdentityFrames {
     /// `session_refresh` → `session_refreshed {sessionToken, sessionExpiresAt}`; the old
     /// token is dead from this moment, and this socket holds the new one.
     static let sessionRefresh: FrameRoute.PrivilegedHandler = { frame, reply, session in
-        guard reply.validate({ () throws(PayloadError) in try PrivilegedPayload.requireOnlyCommonKeys(frame.payload) }) != nil
+        guard reply.validate({ () throws(PayloadError) in try PrivilegedPayload.requireOnlyCommonKeys(frame.fields) }) != nil
         else { return }
         let socket = reply.socket
         reply.async { done in
@@ -85,7 +85,7 @@ enum IdentityFrames {
 
     /// `logout` → `logged_out {}`; the token is dead, the socket stays open unauthenticated.
     static let logout: FrameRoute.PrivilegedHandler = { frame, reply, session in
-        guard reply.validate({ () throws(PayloadError) in try PrivilegedPayload.requireOnlyCommonKeys(frame.payload) }) != nil
+        guard reply.validate({ () throws(PayloadError) in try PrivilegedPayload.requireOnlyCommonKeys(frame.fields) }) != nil
         else { return }
         let socket = reply.socket
         if socket.authenticated?.hash == session.hash { socket.context.registry.unbind(socket) }

@@ -50,7 +50,7 @@ enum MessagingFrames {
     /// `delivery_receipt` → `receipt_accepted {messageId, status}`; the sender gets
     /// `message_delivered` now or after its next login.
     static let deliveryReceipt: FrameRoute.PrivilegedHandler = { frame, reply, session in
-        guard let receipt = reply.validate({ () throws(PayloadError) in try DeliveryReceiptPayload(parsing: frame.payload) })
+        guard let receipt = reply.validate({ () throws(PayloadError) in try DeliveryReceiptPayload(parsing: frame.fields) })
         else { return }
         let socket = reply.socket
         reply.async { done in

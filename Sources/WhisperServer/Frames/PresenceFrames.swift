@@ -7,7 +7,7 @@ enum PresenceFrames {
     /// `typing {to, isTyping}` → `typing {from, isTyping}` to `to` if it is an online direct
     /// peer; nothing back to the sender unless an error (a drop is silent).
     static let typing: FrameRoute.PrivilegedHandler = { frame, reply, session in
-        guard let signal = reply.validate({ () throws(PayloadError) in try TypingPayload(parsing: frame.payload) })
+        guard let signal = reply.validate({ () throws(PayloadError) in try TypingPayload(parsing: frame.fields) })
         else { return }
         let socket = reply.socket
         reply.async { done in

@@ -16,9 +16,9 @@ import WhisperServices
 ///    set and the events kept for it are sent before the handler runs).
 enum SessionGate {
     static func authorize(_ frame: InboundFrame, _ reply: FrameReply, then handler: @escaping (SessionRecord) -> Void) {
-        guard let presented = reply.validate({ () throws(PayloadError) -> String? in
-            try ProtocolVersion.check(frame.payload)
-            return try PrivilegedPayload.sessionToken(in: frame.payload)
+        guard let presented = reply.validate({ () throws(PayloadError) -> ArraySlice<UInt8>? in
+            try ProtocolVersion.check(frame.fields)
+            return try PrivilegedPayload.sessionToken(in: frame.fields)
         }) else { return }
         guard let tokenText = presented else { return reply.fail(.notRegistered) }
         let socket = reply.socket
@@ -26,9 +26,9 @@ enum SessionGate {
         if let memo = socket.tokenMemo, Sodium.constantTimeEqual(memo.text, tokenText) {
             hash = memo.hash
         } else {
-            guard let token = SessionToken(text: tokenText) else { return reply.fail(.notRegistered) }
+            guard let token = SessionToken(base64: tokenText) else { return reply.fail(.notRegistered) }
             hash = token.hash
-            socket.tokenMemo = (tokenText, hash)
+            socket.tokenMemo = (Array(tokenText), hash)
         }
         let registry = socket.context.registry
         if let cached = socket.authenticated, cached.hash.constantTimeEquals(hash) {

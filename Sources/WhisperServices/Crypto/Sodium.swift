@@ -61,15 +61,12 @@ public enum Sodium {
         }
     }
 
-    /// `constantTimeEqual` over two strings' UTF-8 (lengths compared first, as above).
-    public static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        var a = a, b = b
-        return a.withUTF8 { x in
-            b.withUTF8 { y in
-                guard x.count == y.count else { return false }
-                guard let xBase = x.baseAddress, let yBase = y.baseAddress else { return x.isEmpty }
-                return sodium_memcmp(xBase, yBase, x.count) == 0
-            }
+    /// The same for a remembered value and bytes of a frame.
+    public static func constantTimeEqual(_ a: [UInt8], _ b: ArraySlice<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        guard !a.isEmpty else { return true }
+        return withNonNullPointer(a) { x, count in
+            b.withUnsafeBufferPointer { y in y.baseAddress.map { sodium_memcmp(x, $0, count) == 0 } ?? false }
         }
     }
 

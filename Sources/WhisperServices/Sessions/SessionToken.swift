@@ -16,7 +16,12 @@ public struct SessionToken: Sendable, CustomStringConvertible, CustomDebugString
 
     /// A presented token: exactly 32 bytes of canonical base64, else `nil` (not a session).
     public init?(text: String) {
-        guard text.utf8.count == Base64.encodedLength(forByteCount: Self.byteCount),
+        self.init(base64: Array(text.utf8)[...])
+    }
+
+    /// The same from the text's bytes (a frame's, with no `String` made).
+    public init?(base64 text: ArraySlice<UInt8>) {
+        guard text.count == Base64.encodedLength(forByteCount: Self.byteCount),
               let bytes = Base64.decode(text), bytes.count == Self.byteCount
         else { return nil }
         self.bytes = bytes
