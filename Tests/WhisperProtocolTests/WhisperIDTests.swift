@@ -152,5 +152,6 @@ import WhisperTesting
         for a in UInt8(1)..<32 {
             #expect(GF32.multiply(a, GF32.inverse(a)) == 1)
         }
+        for a in UInt8(0)..<32 { #expect(GF32.timesAlpha(a) == GF32.multiply(a, 2)) }
     }
 }

@@ -20,6 +20,13 @@ enum GF32 {
         return product
     }
 
+    /// a·α: a shift, reduced by the modulus when x⁵ appears.
+    @inline(__always)
+    static func timesAlpha(_ a: UInt8) -> UInt8 {
+        let shifted = (a & 0x1F) << 1
+        return shifted & 0x20 != 0 ? shifted ^ modulus : shifted
+    }
+
     /// α^n for n ≥ 0.
     static func alphaPower(_ n: Int) -> UInt8 {
         var result: UInt8 = 1

@@ -27,25 +27,30 @@ public struct WhisperID: Hashable, Sendable, CustomStringConvertible {
     init(validated string: String) { self.string = string }
 
     /// The id if `text` is a canonical, checksum-valid Whisper ID; otherwise `nil`.
-    /// Checks the text in place, with no intermediate arrays: every frame naming a user passes here.
+    /// Checks the text's own bytes, with no intermediate arrays: every frame naming a user passes here.
     public static func validate(_ text: String) -> WhisperID? {
-        let utf8 = text.utf8
-        guard utf8.count == textLength, utf8.starts(with: prefix.utf8) else { return nil }
+        let valid = text.utf8.withContiguousStorageIfAvailable(isCanonical)
+            ?? Array(text.utf8).withUnsafeBufferPointer(isCanonical)
+        return valid ? WhisperID(validated: text) : nil
+    }
+
+    /// `WSP-`, dashes after the fourth and eighth symbol, twelve Base32 symbols whose parity sums
+    /// vanish. Σ αⁱvᵢ by Horner's rule from v₁₁ down, so each step is one multiply by α.
+    static func isCanonical(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard utf8.count == textLength, utf8.starts(with: prefix.utf8) else { return false }
         var s0: UInt8 = 0
         var s1: UInt8 = 0
-        var weight: UInt8 = 1   // α^i
-        for (position, byte) in utf8.enumerated() where position >= prefix.utf8.count {
+        for position in (prefix.utf8.count..<textLength).reversed() {
+            let byte = utf8[position]
             if position == 8 || position == 13 {
-                guard byte == ASCII.minus else { return nil }
+                guard byte == ASCII.minus else { return false }
                 continue
             }
-            guard let value = symbolValue(byte) else { return nil }
+            guard let value = symbolValue(byte) else { return false }
             s0 ^= value
-            s1 ^= GF32.multiply(weight, value)
-            weight = GF32.multiply(weight, 2)
+            s1 = GF32.timesAlpha(s1) ^ value
         }
-        guard s0 == 0, s1 == 0 else { return nil }
-        return WhisperID(validated: text)
+        return s0 == 0 && s1 == 0
     }
 
     public static func isValid(_ text: String) -> Bool { validate(text) != nil }
