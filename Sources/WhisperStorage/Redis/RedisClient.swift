@@ -91,36 +91,38 @@ public final class RedisClient: @unchecked Sendable {
         evalScript(RedisScriptCall(script, keys: keys, arguments: arguments), completion)
     }
 
-    public func evalScript(_ call: RedisScriptCall, _ completion: @escaping (Result<RedisValue, RedisError>) -> Void) {
+    /// Runs a prepared call with EVALSHA (EVAL after `NOSCRIPT`). `retryOnce` is for a script
+    /// that is safe to run twice — idempotent by construction, like the message accept script
+    /// with its `(from, messageId)` key, receipts and fetches: when the link is lost before the
+    /// reply (or is down when it is sent), the script waits for the next link for at most
+    /// `retryWindowNanos` and runs once more there; only then does the caller see `.disconnected`.
+    /// One completion closure per call on the common path (EVALSHA answered).
+    public func evalScript(_ call: RedisScriptCall, retryOnce: Bool = false,
+                           _ completion: @escaping (Result<RedisValue, RedisError>) -> Void) {
         send(encoded: call.evalsha) { [weak self] result in
             guard case .success(.error(let message)) = result, message.hasPrefix("NOSCRIPT") else {
-                completion(result)
-                return
+                guard let self else { return completion(result) }
+                return self.settle(call, retryOnce: retryOnce, result, completion)
             }
-            guard let self else {
-                completion(.failure(.closed))
-                return
+            guard let self else { return completion(.failure(.closed)) }
+            self.send(encoded: call.eval) { [weak self] result in
+                guard let self else { return completion(result) }
+                self.settle(call, retryOnce: retryOnce, result, completion)
             }
-            self.send(encoded: call.eval, completion)
         }
     }
 
-    /// `evalScript` for a script that is safe to run twice — idempotent by construction, like
-    /// the message accept script with its `(from, messageId)` key, receipts and fetches. When the
-    /// link is lost before the reply (or is down when it is sent), the script waits for the
-    /// next link for at most `retryWindowNanos` and runs once more there; only then does the
-    /// caller see `.disconnected`.
     public func evalScript(_ script: RedisScript, keys: [[UInt8]], arguments: [[UInt8]], retryOnce: Bool,
                            _ completion: @escaping (Result<RedisValue, RedisError>) -> Void) {
         evalScript(RedisScriptCall(script, keys: keys, arguments: arguments), retryOnce: retryOnce, completion)
     }
 
-    public func evalScript(_ call: RedisScriptCall, retryOnce: Bool,
-                           _ completion: @escaping (Result<RedisValue, RedisError>) -> Void) {
-        evalScript(call) { [weak self] result in
-            guard retryOnce, case .failure(.disconnected) = result, let self else { return completion(result) }
-            self.awaitLink(resend: { self.evalScript(call, completion) }, fail: { completion(result) })
-        }
+    /// Hands the reply on, or runs a `retryOnce` script again on the next link (once: the rerun
+    /// does not retry).
+    private func settle(_ call: RedisScriptCall, retryOnce: Bool, _ result: Result<RedisValue, RedisError>,
+                        _ completion: @escaping (Result<RedisValue, RedisError>) -> Void) {
+        guard retryOnce, case .failure(.disconnected) = result else { return completion(result) }
+        awaitLink(resend: { self.evalScript(call, completion) }, fail: { completion(result) })
     }
 
     private func awaitLink(resend: @escaping () -> Void, fail: @escaping () -> Void) {
