@@ -144,7 +144,7 @@ public struct WebSocketConnection {
 
     /// Encodes one text message (compressed if negotiated); nil once closing or closed, since no
     /// data may follow our Close (RFC 6455 §5.5.1). The caller guarantees valid UTF-8.
-    public mutating func sendText(_ utf8: [UInt8]) -> [UInt8]? {
+    public mutating func sendText(_ utf8: consuming [UInt8]) -> [UInt8]? {
         guard state == .open else { return nil }
         return encoder.textMessage(utf8)
     }

@@ -13,24 +13,34 @@ public struct WebSocketFrameEncoder {
         compressor = deflate.map { DeflateCompressor(parameters: $0) }
     }
 
-    /// A complete text message, compressed if negotiated.
-    public mutating func textMessage(_ utf8: [UInt8]) -> [UInt8] {
+    /// The longest frame header (64-bit length form).
+    public static let maxHeaderLength = 10
+
+    /// A complete text message, compressed if negotiated. Uncompressed, the header goes in
+    /// front of the message's own bytes: in place, without a second array, when the caller hands
+    /// over the only reference to them and left `maxHeaderLength` bytes of spare capacity.
+    public mutating func textMessage(_ utf8: consuming [UInt8]) -> [UInt8] {
         dataMessage(.text, utf8)
     }
 
     /// A complete binary message, compressed if negotiated.
-    public mutating func binaryMessage(_ bytes: [UInt8]) -> [UInt8] {
+    public mutating func binaryMessage(_ bytes: consuming [UInt8]) -> [UInt8] {
         dataMessage(.binary, bytes)
     }
 
-    private mutating func dataMessage(_ opcode: WebSocketOpcode, _ payload: [UInt8]) -> [UInt8] {
+    private mutating func dataMessage(_ opcode: WebSocketOpcode, _ payload: consuming [UInt8]) -> [UInt8] {
         if let compressor, !compressionDisabled {
             if let compressed = compressor.compress(payload) {
                 return Self.frame(opcode: opcode, payload: compressed, rsv1: true)
             }
             compressionDisabled = true
         }
-        return Self.frame(opcode: opcode, payload: payload)
+        var bytes = consume payload
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.maxHeaderLength) { header in
+            let length = Self.writeHeader(fin: true, rsv1: false, opcode: opcode, payloadLength: bytes.count, into: header)
+            bytes.insert(contentsOf: UnsafeBufferPointer(rebasing: header[..<length]), at: 0)
+        }
+        return bytes
     }
 
     // MARK: - Stateless frames
@@ -52,20 +62,30 @@ public struct WebSocketFrameEncoder {
     /// otherwise:    |FIN RSV1 0 0 opcode|0 127 |len64 (BE, MSB 0)|
     /// ```
     public static func appendHeader(fin: Bool, rsv1: Bool, opcode: WebSocketOpcode, payloadLength: Int, to bytes: inout [UInt8]) {
-        bytes.append((fin ? 0x80 : 0) | (rsv1 ? 0x40 : 0) | opcode.rawValue)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxHeaderLength) { header in
+            let length = writeHeader(fin: fin, rsv1: rsv1, opcode: opcode, payloadLength: payloadLength, into: header)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: header[..<length]))
+        }
+    }
+
+    /// Writes the header into `header` (at least `maxHeaderLength` bytes); returns its length.
+    static func writeHeader(fin: Bool, rsv1: Bool, opcode: WebSocketOpcode, payloadLength: Int,
+                            into header: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        header[0] = (fin ? 0x80 : 0) | (rsv1 ? 0x40 : 0) | opcode.rawValue
         let length = UInt64(truncatingIfNeeded: max(0, payloadLength))
         switch length {
         case 0...125:
-            bytes.append(UInt8(truncatingIfNeeded: length))
+            header[1] = UInt8(truncatingIfNeeded: length)
+            return 2
         case 126...0xFFFF:
-            bytes.append(126)
-            bytes.append(UInt8(truncatingIfNeeded: length >> 8))
-            bytes.append(UInt8(truncatingIfNeeded: length))
+            header[1] = 126
+            header[2] = UInt8(truncatingIfNeeded: length >> 8)
+            header[3] = UInt8(truncatingIfNeeded: length)
+            return 4
         default:
-            bytes.append(127)
-            for shift in stride(from: 56, through: 0, by: -8) {
-                bytes.append(UInt8(truncatingIfNeeded: length >> shift))
-            }
+            header[1] = 127
+            for i in 0..<8 { header[2 + i] = UInt8(truncatingIfNeeded: length >> (56 - 8 * i)) }
+            return 10
         }
     }
 

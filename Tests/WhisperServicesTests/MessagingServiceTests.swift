@@ -116,7 +116,7 @@ final class FakeMessageStore: MessageStore {
 
 final class FakeRouter: MessageRouter {
     var deliveries: [(frame: [UInt8], user: WhisperID, route: LiveRoute, kind: DeliveryKind)] = []
-    func deliver(_ frame: [UInt8], to user: WhisperID, at route: LiveRoute, kind: DeliveryKind, receivedAtMicros: Int64) {
+    func deliver(_ frame: consuming [UInt8], to user: WhisperID, at route: LiveRoute, kind: DeliveryKind, receivedAtMicros: Int64) {
         deliveries.append((frame, user, route, kind))
     }
 }

@@ -31,6 +31,22 @@ import Testing
         #expect(Array(frame[4...]) == payload)
     }
 
+    @Test(arguments: [0, 1, 125, 126, 65_535, 65_536])
+    func textMessage_putsTheHeaderInFrontOfTheBytes_withOrWithoutSpareCapacity(length: Int) {
+        var encoder = WebSocketFrameEncoder()
+        let payload = (0..<length).map { UInt8(truncatingIfNeeded: $0 % 94 + 33) }
+        let expected = WebSocketFrameEncoder.frame(opcode: .text, payload: payload)
+        var roomy: [UInt8] = []
+        roomy.reserveCapacity(length + WebSocketFrameEncoder.maxHeaderLength)
+        roomy.append(contentsOf: payload)
+        #expect(encoder.textMessage(roomy) == expected)
+        #expect(encoder.textMessage(Array(payload)) == expected)
+        // A frame still held elsewhere (fan-out to several sockets) is left as it was.
+        let shared = payload
+        #expect(encoder.textMessage(shared) == expected)
+        #expect(shared == payload)
+    }
+
     @Test func payloadOf64KiB_encodes_withA64BitLength() {
         let payload = [UInt8](repeating: 0xCD, count: 65_536)
         let frame = WebSocketFrameEncoder.frame(opcode: .binary, payload: payload)

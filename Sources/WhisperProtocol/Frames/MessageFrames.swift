@@ -32,7 +32,8 @@ public enum MessageFrames {
 
     public static func messageReceived(deliveryPayload: ArraySlice<UInt8>) -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(messageReceivedPrefix.utf8.count + deliveryPayload.count + messageReceivedSuffix.utf8.count)
+        bytes.reserveCapacity(messageReceivedPrefix.utf8.count + deliveryPayload.count + messageReceivedSuffix.utf8.count
+                                  + OutboundFrame.headerRoom)
         bytes.append(contentsOf: messageReceivedPrefix.utf8)
         bytes.append(contentsOf: deliveryPayload)
         bytes.append(contentsOf: messageReceivedSuffix.utf8)

@@ -1,5 +1,10 @@
 /// Encodes server frames: `{"type":"…","requestId":"…","payload":{…}}`, `requestId` omitted when nil.
 public enum OutboundFrame {
+    /// Spare capacity every encoded frame leaves at its end, so the WebSocket layer can put the
+    /// frame header (at most 10 bytes, `WebSocketFrameEncoder.maxHeaderLength`) in front of
+    /// the bytes in place instead of copying them into a second array.
+    public static let headerRoom = 10
+
     /// `payload` writes the payload's members; the payload object itself is opened and closed here.
     ///
     ///     OutboundFrame.encode(type: "pong", requestId: id) { $0.member("serverTime", now) }
@@ -7,7 +12,7 @@ public enum OutboundFrame {
         type: String, requestId: String?, capacity: Int = 256,
         payload: (inout JSONWriter) throws(E) -> Void
     ) throws(E) -> [UInt8] {
-        var writer = JSONWriter(capacity: capacity)
+        var writer = JSONWriter(capacity: capacity + headerRoom)
         writer.beginObject()
         writer.member("type", type)
         if let requestId { writer.member("requestId", requestId) }

@@ -64,8 +64,9 @@ final class WebSocketDriver: ConnectionDelegate {
         }
     }
 
-    /// Sends one text message (a JSON frame).
-    func send(_ frame: [UInt8]) {
+    /// Sends one text message (a JSON frame). Handed over (`consuming`), a frame's bytes become
+    /// the WebSocket frame in place (`WebSocketFrameEncoder.textMessage`).
+    func send(_ frame: consuming [UInt8]) {
         guard !connection.isClosed, let encoded = state.sendText(frame) else { return }
         connection.write(encoded)
     }

@@ -7,7 +7,7 @@ extension LoopContext {
     /// Writes a routed frame to `user`'s sockets on this loop. Nobody there (the socket just
     /// closed): a message stays in the pending queue; an event is kept for the next login;
     /// either wakes the user by push.
-    func deliverLocal(_ frame: [UInt8], to user: WhisperID, kind: DeliveryKind, receivedAtMicros: Int64) {
+    func deliverLocal(_ frame: consuming [UInt8], to user: WhisperID, kind: DeliveryKind, receivedAtMicros: Int64) {
         let sockets = registry.sockets(of: user)
         guard !sockets.isEmpty else {
             guard kind != .signal else { return }
@@ -20,12 +20,17 @@ extension LoopContext {
             }
             return
         }
-        for socket in sockets { socket.send(frame) }
+        let byteCount = frame.count
+        if sockets.count == 1, let only = sockets.first {
+            only.send(consume frame)
+        } else {
+            for socket in sockets { socket.send(copy frame) }
+        }
         guard kind == .message else { return }
         shared.metrics.deliveredLive(receivedAtMicros: receivedAtMicros)
         if shared.log.isEnabled(.info) {
             shared.log.info("message_delivered", connId: sockets.first?.connection.id, whisperId: user.string,
-                            ["path": "live", "bytes": .int(frame.count)])
+                            ["path": "live", "bytes": .int(byteCount)])
         }
     }
 }

@@ -10,11 +10,11 @@ final class LoopRouter: MessageRouter {
         self.context = context
     }
 
-    func deliver(_ frame: [UInt8], to user: WhisperID, at route: LiveRoute, kind: DeliveryKind, receivedAtMicros: Int64) {
+    func deliver(_ frame: consuming [UInt8], to user: WhisperID, at route: LiveRoute, kind: DeliveryKind, receivedAtMicros: Int64) {
         if route.loop == context.index {
-            context.deliverLocal(frame, to: user, kind: kind, receivedAtMicros: receivedAtMicros)
+            context.deliverLocal(consume frame, to: user, kind: kind, receivedAtMicros: receivedAtMicros)
         } else {
-            context.shared.deliveryHub.forward(frame, to: user, at: route, kind: kind, receivedAtMicros: receivedAtMicros)
+            context.shared.deliveryHub.forward(consume frame, to: user, at: route, kind: kind, receivedAtMicros: receivedAtMicros)
         }
     }
 }

@@ -14,8 +14,9 @@ public enum Routing: Sendable, Equatable {
 public protocol MessageRouter {
     /// Writes `frame` to `user`'s socket at `route` (possibly on another loop of this node).
     /// A message left undelivered stays pending; an `event` left undelivered is kept with
-    /// `MessageStore.keepEvent`; a `signal` is dropped.
-    func deliver(_ frame: [UInt8], to user: WhisperID, at route: LiveRoute, kind: DeliveryKind,
+    /// `MessageStore.keepEvent`; a `signal` is dropped. Handed over (`consuming`), the frame's
+    /// bytes can become the WebSocket frame in place.
+    func deliver(_ frame: consuming [UInt8], to user: WhisperID, at route: LiveRoute, kind: DeliveryKind,
                  receivedAtMicros: Int64)
 }
 
