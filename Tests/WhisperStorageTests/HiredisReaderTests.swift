@@ -28,9 +28,38 @@ struct HiredisReaderTests {
     }
 
     @Test func completeReply_isCopiedIntoARedisValue() throws {
+        try Self.withReply("*3\r\n:7\r\n$2\r\nok\r\n$-1\r\n") { reply in
+            #expect(RedisValue(reply: reply.pointer) == .array([.integer(7), .bulk(Array("ok".utf8)), .bulk(nil)]))
+        }
+    }
+
+    @Test func replyReadInPlace_agreesWithTheCopy() throws {
+        try Self.withReply("*4\r\n:0\r\n$16\r\n1795518869458-12\r\n+OK\r\n$-1\r\n") { reply in
+            #expect(reply.count == 4)
+            #expect(reply[0]?.integer == 0)
+            #expect(reply[1]?.string == "1795518869458-12")
+            #expect(reply[1]?.integer == nil)
+            #expect(reply[2]?.string == "OK")
+            #expect(reply[3]?.string == nil)
+            #expect(reply[4] == nil && reply[-1] == nil)
+            #expect(!reply.isError)
+            #expect(reply.value == .array([.integer(0), .bulk(Array("1795518869458-12".utf8)), .status("OK"), .bulk(nil)]))
+        }
+        try Self.withReply("-NOSCRIPT No matching script. Please use EVAL.\r\n") { reply in
+            #expect(reply.isError)
+            #expect(reply.isError(withPrefix: "NOSCRIPT"))
+            #expect(!reply.isError(withPrefix: "NOSCRIPTS"))
+            #expect(reply.string == nil && reply.count == 0 && reply[0] == nil)
+        }
+        try Self.withReply("-NO\r\n") { reply in #expect(!reply.isError(withPrefix: "NOSCRIPT")) }
+        try Self.withReply("$8\r\nNOSCRIPT\r\n") { reply in #expect(!reply.isError(withPrefix: "NOSCRIPT")) }
+    }
+
+    /// Parses `resp` with hiredis's reader and hands the reply to `body` while it is alive.
+    static func withReply(_ resp: String, _ body: (RedisReply) -> Void) throws {
         let reader = try #require(redisReaderCreate())
         defer { redisReaderFree(reader) }
-        let bytes = Array("*3\r\n:7\r\n$2\r\nok\r\n$-1\r\n".utf8)
+        let bytes = Array(resp.utf8)
         _ = bytes.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { redisReaderFeed(reader, $0.baseAddress, $0.count) }
         }
@@ -38,8 +67,7 @@ struct HiredisReaderTests {
         #expect(redisReaderGetReply(reader, &reply) == REDIS_OK)
         let parsed = try #require(reply)
         defer { freeReplyObject(parsed) }
-        #expect(RedisValue(reply: parsed.assumingMemoryBound(to: redisReply.self))
-                == .array([.integer(7), .bulk(Array("ok".utf8)), .bulk(nil)]))
+        body(RedisReply(parsed.assumingMemoryBound(to: redisReply.self)))
     }
 
     static func residentBytes() -> UInt64? {

@@ -40,7 +40,7 @@ _fuzz_spec() {
     redis)
       # hiredis parses RESP; the Swift side is RedisValue(reply:), compiled into the target so
       # its internal initializer is reachable.
-      FUZZ_MODULES=(); FUZZ_EXTRA=("$FUZZ_SOURCES/Targets/RedisFuzz.swift" "$s/WhisperStorage/Redis/RedisValue.swift")
+      FUZZ_MODULES=(); FUZZ_EXTRA=("$FUZZ_SOURCES/Targets/RedisFuzz.swift" "$s/WhisperStorage/Redis/RedisValue.swift" "$s/WhisperStorage/Redis/RedisReply.swift")
       FUZZ_CMODULES=(CHiredis); FUZZ_LIBS=(-lhiredis); FUZZ_MAX_LEN=4096 ;;
     *) err "unknown fuzz target '$1' (targets: $(fuzz_targets | tr '\n' ' '))"; return 1 ;;
   esac

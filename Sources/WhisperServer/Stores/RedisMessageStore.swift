@@ -62,21 +62,21 @@ final class RedisMessageStore: MessageStore {
             command.append(message.wakeWindowMillis ?? 0)
             RedisRateLimitStore.limitArguments(message.rateLimit.buckets, into: &command)
         })
-        redis.evalScript(call, retryOnce: true) { result in
-            completion(RedisReplies.tagged(result) { status, items -> AcceptOutcome? in
+        redis.evalScript(call, retryOnce: true, reading: { result in
+            completion(RedisReplies.tagged(result) { status, reply -> AcceptOutcome? in
                 switch status {
                 case 1: return .duplicate
                 case 2: return .queueFull
-                case 3: return items.count == 2 ? items[1].integer.map { .rateLimited(retryAfterMs: $0) } : nil
+                case 3: return reply.count == 2 ? reply[1]?.integer.map { .rateLimited(retryAfterMs: $0) } : nil
                 case 4: return .membershipChanged
                 default:
-                    guard items.count == 4, let cursor = items[1].string.flatMap(PendingCursor.init),
-                          let routing = items[2].string.flatMap(Self.routing), let woke = items[3].integer
+                    guard reply.count == 4, let cursor = reply[1]?.string.flatMap(PendingCursor.init),
+                          let routing = reply[2]?.string.flatMap(Self.routing), let woke = reply[3]?.integer
                     else { return nil }
                     return .accepted(cursor: cursor, routing: routing, wakeClaimed: woke == 1)
                 }
             })
-        }
+        })
     }
 
     func fetch(_ recipient: WhisperID, after cursor: PendingCursor?, limit: Int,
@@ -116,19 +116,19 @@ final class RedisMessageStore: MessageStore {
             command.append(settings.maxEventsPerUser)
             command.append(receipt.sender.string)
         })
-        redis.evalScript(call, retryOnce: true) { result in
-            completion(RedisReplies.tagged(result) { status, items -> ReceiptOutcome? in
+        redis.evalScript(call, retryOnce: true, reading: { result in
+            completion(RedisReplies.tagged(result) { status, reply -> ReceiptOutcome? in
                 switch status {
                 case 0: return .unknown
                 case 2: return .repeated
                 default:
-                    guard items.count == 3, let removed = items[1].integer,
-                          let routing = items[2].string.flatMap(Self.routing)
+                    guard reply.count == 3, let removed = reply[1]?.integer,
+                          let routing = reply[2]?.string.flatMap(Self.routing)
                     else { return nil }
                     return .applied(removed: removed > 0, routing: routing)
                 }
             })
-        }
+        })
     }
 
     /// `msg:{from}:{id}` holds `"<to> <entry>[ d]"` for the pending TTL.

@@ -27,6 +27,21 @@ enum RedisReplies {
         }
     }
 
+    /// `tagged` for a reply read in place (`RedisClient.evalScript(_:retryOnce:reading:)`): the
+    /// message path's scripts, which build no `RedisValue` tree unless the reply is unexpected.
+    static func tagged<T>(_ result: Result<RedisReply, RedisError>,
+                          _ decode: (_ status: Int64, _ reply: RedisReply) -> T?) -> Result<T, StoreError> {
+        switch result {
+        case .failure(let error):
+            return .failure(.unavailable(error.description))
+        case .success(let reply):
+            guard !reply.isError, let status = reply[0]?.integer, let decoded = decode(status, reply) else {
+                return value(.success(reply.value)).flatMap { .failure(unexpected($0)) }
+            }
+            return .success(decoded)
+        }
+    }
+
     static func unexpected(_ value: RedisValue) -> StoreError {
         .unexpectedReply("\(value)".prefix(200).description)
     }

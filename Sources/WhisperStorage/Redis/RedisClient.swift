@@ -68,7 +68,7 @@ public final class RedisClient: @unchecked Sendable {
             return
         }
         var command = RedisCommand(arguments)
-        send(encoded: command.finish(), completion)
+        send(encoded: command.finish()) { completion($0.map(\.value)) }
     }
 
     public func send(_ arguments: [String], _ completion: @escaping (Result<RedisValue, RedisError>) -> Void) {
@@ -76,7 +76,7 @@ public final class RedisClient: @unchecked Sendable {
     }
 
     /// A command already in RESP; scripts only (no pub/sub check needed).
-    private func send(encoded command: ArraySlice<UInt8>, _ completion: @escaping (Result<RedisValue, RedisError>) -> Void) {
+    private func send(encoded command: ArraySlice<UInt8>, _ completion: @escaping (Result<RedisReply, RedisError>) -> Void) {
         assert(loop.inEventLoop, "RedisClient.send must run on its loop")
         guard let connection = link.ready, connection.send(encoded: command, completion) else {
             fail(completion, .disconnected)
@@ -86,21 +86,28 @@ public final class RedisClient: @unchecked Sendable {
 
     /// Runs `script` with EVALSHA; on NOSCRIPT (first use, restarted or flushed server)
     /// falls back to EVAL, which also caches it on the server for the next EVALSHA.
-    public func evalScript(_ script: RedisScript, keys: [[UInt8]], arguments: [[UInt8]],
+    public func evalScript(_ script: RedisScript, keys: [[UInt8]], arguments: [[UInt8]], retryOnce: Bool = false,
                            _ completion: @escaping (Result<RedisValue, RedisError>) -> Void) {
-        evalScript(RedisScriptCall(script, keys: keys, arguments: arguments), completion)
+        evalScript(RedisScriptCall(script, keys: keys, arguments: arguments), retryOnce: retryOnce, completion)
     }
 
-    /// Runs a prepared call with EVALSHA (EVAL after `NOSCRIPT`). `retryOnce` is for a script
-    /// that is safe to run twice — idempotent by construction, like the message accept script
-    /// with its `(from, messageId)` key, receipts and fetches: when the link is lost before the
-    /// reply (or is down when it is sent), the script waits for the next link for at most
-    /// `retryWindowNanos` and runs once more there; only then does the caller see `.disconnected`.
-    /// One completion closure per call on the common path (EVALSHA answered).
+    /// A prepared call, its reply copied into a `RedisValue`.
     public func evalScript(_ call: RedisScriptCall, retryOnce: Bool = false,
                            _ completion: @escaping (Result<RedisValue, RedisError>) -> Void) {
+        evalScript(call, retryOnce: retryOnce, reading: { completion($0.map(\.value)) })
+    }
+
+    /// Runs a prepared call with EVALSHA (EVAL after `NOSCRIPT`); `completion` reads the reply in
+    /// place (`RedisReply`, valid only during the call), so the message path builds no tree.
+    /// `retryOnce` is for a script that is safe to run twice — idempotent by construction, like
+    /// the message accept script with its `(from, messageId)` key, receipts and fetches: when
+    /// the link is lost before the reply (or is down when it is sent), the script waits for the
+    /// next link for at most `retryWindowNanos` and runs once more there; only then does the
+    /// caller see `.disconnected`. One completion closure per call on the common path.
+    public func evalScript(_ call: RedisScriptCall, retryOnce: Bool = false,
+                           reading completion: @escaping (Result<RedisReply, RedisError>) -> Void) {
         send(encoded: call.evalsha) { [weak self] result in
-            guard case .success(.error(let message)) = result, message.hasPrefix("NOSCRIPT") else {
+            guard case .success(let reply) = result, reply.isError(withPrefix: "NOSCRIPT") else {
                 guard let self else { return completion(result) }
                 return self.settle(call, retryOnce: retryOnce, result, completion)
             }
@@ -112,17 +119,12 @@ public final class RedisClient: @unchecked Sendable {
         }
     }
 
-    public func evalScript(_ script: RedisScript, keys: [[UInt8]], arguments: [[UInt8]], retryOnce: Bool,
-                           _ completion: @escaping (Result<RedisValue, RedisError>) -> Void) {
-        evalScript(RedisScriptCall(script, keys: keys, arguments: arguments), retryOnce: retryOnce, completion)
-    }
-
     /// Hands the reply on, or runs a `retryOnce` script again on the next link (once: the rerun
     /// does not retry).
-    private func settle(_ call: RedisScriptCall, retryOnce: Bool, _ result: Result<RedisValue, RedisError>,
-                        _ completion: @escaping (Result<RedisValue, RedisError>) -> Void) {
-        guard retryOnce, case .failure(.disconnected) = result else { return completion(result) }
-        awaitLink(resend: { self.evalScript(call, completion) }, fail: { completion(result) })
+    private func settle(_ call: RedisScriptCall, retryOnce: Bool, _ result: Result<RedisReply, RedisError>,
+                        _ completion: @escaping (Result<RedisReply, RedisError>) -> Void) {
+        guard retryOnce, case .failure(let error) = result, error == .disconnected else { return completion(result) }
+        awaitLink(resend: { self.evalScript(call, reading: completion) }, fail: { completion(.failure(error)) })
     }
 
     private func awaitLink(resend: @escaping () -> Void, fail: @escaping () -> Void) {
@@ -183,7 +185,7 @@ public final class RedisClient: @unchecked Sendable {
 
     /// Failures are delivered later in the iteration, never inside `send`, so callers can
     /// update their own state after `send` returns without a re-entrant completion.
-    private func fail(_ completion: @escaping (Result<RedisValue, RedisError>) -> Void, _ error: RedisError) {
+    private func fail<Reply>(_ completion: @escaping (Result<Reply, RedisError>) -> Void, _ error: RedisError) {
         loop.deferToEndOfIteration { completion(.failure(error)) }
     }
 

@@ -18,7 +18,8 @@ import WhisperRuntime
 /// In-flight commands sit in a FIFO beside hiredis's own callback list (replies come in
 /// send order), each with a deadline; one loop timer watches the oldest.
 final class RedisConnection: IOHandler {
-    typealias Completion = (Result<RedisValue, RedisError>) -> Void
+    /// The reply is valid only during the call (`RedisReply`).
+    typealias Completion = (Result<RedisReply, RedisError>) -> Void
 
     private struct InFlight {
         let deadline: UInt64
@@ -241,7 +242,7 @@ final class RedisConnection: IOHandler {
     func reply(_ reply: UnsafeMutablePointer<redisReply>?) {
         guard let entry = inFlight.popFirst() else { return }
         if let reply {
-            entry.completion(.success(RedisValue(reply: reply)))
+            entry.completion(.success(RedisReply(reply)))
         } else {
             entry.completion(.failure(failure))
         }

@@ -129,7 +129,7 @@ final class RedisLink {
         for command in commands {
             let sent = connection.send(command) { [weak self, weak connection] result in
                 guard let self, let connection else { return }
-                switch result {
+                switch result.map(\.value) {
                 case .success(.error(let message)):
                     // The server's words only (e.g. WRONGPASS); never the password.
                     self.log(.error, "\(self.name) \(self.configuration.redactedDescription): handshake refused: \(message)")

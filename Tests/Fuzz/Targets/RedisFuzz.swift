@@ -2,12 +2,15 @@ internal import CHiredis
 
 /// libFuzzer target `redis`: RESP bytes from the Redis link through hiredis's own reader (the
 /// parser the server's async context uses) and then the Swift copy of each reply,
-/// `RedisValue(reply:)`, which walks hiredis's C structures. Built in one module with
-/// Sources/WhisperStorage/Redis/RedisValue.swift so the internal initializer is reachable.
+/// `RedisValue(reply:)`, and the in-place reading the message path uses, `RedisReply`, both of
+/// which walk hiredis's C structures. Built in one module with
+/// Sources/WhisperStorage/Redis/RedisValue.swift and RedisReply.swift so the internal
+/// initializers are reachable.
 ///
 /// Input layout: byte 0 is the chunk size (1–64) the rest is fed to the reader in.
 /// Invariants: no crash, leak or hang; a copied bulk or status holds exactly the reply's bytes
-/// and an array its element count.
+/// and an array its element count; `RedisReply` reads the same integers, texts and elements as
+/// the copy.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func redisFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     guard size >= 1, !RedisFuzzSupport.declaresHugeAggregate(UnsafeBufferPointer(start: data, count: size)),
@@ -24,7 +27,9 @@ public func redisFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             var reply: UnsafeMutableRawPointer?
             guard redisReaderGetReply(reader, &reply) == REDIS_OK, let reply else { break }
             let typed = reply.assumingMemoryBound(to: redisReply.self)
-            RedisFuzzSupport.check(RedisValue(reply: typed), against: typed)
+            let value = RedisValue(reply: typed)
+            RedisFuzzSupport.check(value, against: typed)
+            RedisFuzzSupport.check(RedisReply(typed), agreesWith: value)
             freeReplyObject(reply)
         }
         if reader.pointee.err != 0 { return 0 }
@@ -52,6 +57,17 @@ enum RedisFuzzSupport {
             }
         }
         return false
+    }
+
+    static func check(_ reply: RedisReply, agreesWith value: RedisValue) {
+        precondition(reply.integer == value.integer, "integer disagrees")
+        precondition(reply.string == value.string, "text disagrees")
+        precondition(reply.isError == { if case .error = value { return true } else { return false } }(), "error disagrees")
+        let items = value.array ?? []
+        precondition(reply.count == items.count, "element count disagrees")
+        for (i, item) in items.enumerated() {
+            if let element = reply[i] { check(element, agreesWith: item) } else { precondition(item == .bulk(nil), "missing element") }
+        }
     }
 
     static func check(_ value: RedisValue, against reply: UnsafeMutablePointer<redisReply>) {
