@@ -29,6 +29,10 @@ public final class EventLoop: @unchecked Sendable {
     private var beforeSleepHooks: [() -> Void] = []
     private var deferred: [() -> Void] = []
     private var flushQueue: [Connection] = []
+    /// The batch being run, swapped with its queue: work queued while a batch runs goes to the
+    /// (empty) queue, and neither array is copied or reallocated per iteration.
+    private var deferredBatch: [() -> Void] = []
+    private var flushBatch: [Connection] = []
     /// One read buffer per loop, shared by its connections: an idle connection holds no
     /// input memory of its own; parsers copy only what they must keep.
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
@@ -176,9 +180,9 @@ public final class EventLoop: @unchecked Sendable {
 
     private func flushConnections() {
         while !flushQueue.isEmpty {
-            let batch = flushQueue
-            flushQueue.removeAll(keepingCapacity: true)
-            for connection in batch { connection.flush() }
+            swap(&flushQueue, &flushBatch)
+            for connection in flushBatch { connection.flush() }
+            flushBatch.removeAll(keepingCapacity: true)
         }
     }
 
@@ -203,9 +207,9 @@ public final class EventLoop: @unchecked Sendable {
 
     private func runDeferred() {
         while !deferred.isEmpty {
-            let work = deferred
-            deferred.removeAll(keepingCapacity: true)
-            for item in work { item() }
+            swap(&deferred, &deferredBatch)
+            for item in deferredBatch { item() }
+            deferredBatch.removeAll(keepingCapacity: true)
         }
     }
 }
