@@ -51,7 +51,11 @@ struct HiredisReaderTests {
             #expect(!reply.isError(withPrefix: "NOSCRIPTS"))
             #expect(reply.string == nil && reply.count == 0 && reply[0] == nil)
         }
-        try Self.withReply("-NO\r\n") { reply in #expect(!reply.isError(withPrefix: "NOSCRIPT")) }
+        try Self.withReply("-NO\r\n") { reply in
+            #expect(!reply.isError(withPrefix: "NOSCRIPT"))
+            #expect(reply.isError(withPrefix: "N"))  // a one-scalar StaticString has no pointer
+            #expect(reply.isError(withPrefix: ""))
+        }
         try Self.withReply("$8\r\nNOSCRIPT\r\n") { reply in #expect(!reply.isError(withPrefix: "NOSCRIPT")) }
     }
 

@@ -23,8 +23,9 @@ public struct RedisReply {
     public func isError(withPrefix prefix: StaticString) -> Bool {
         guard type == REDIS_REPLY_ERROR else { return false }
         let message = bytes
-        let expected = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
-        return message.count >= expected.count && message.prefix(expected.count).elementsEqual(expected)
+        return prefix.withUTF8Buffer { expected in
+            message.count >= expected.count && message.prefix(expected.count).elementsEqual(expected)
+        }
     }
 
     public var isError: Bool { type == REDIS_REPLY_ERROR }
