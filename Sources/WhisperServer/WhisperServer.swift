@@ -29,7 +29,11 @@ public final class WhisperServer: Sendable {
         try Sodium.initialize()
         let serverMetrics = ServerMetrics(metrics)
         let storageLog = WhisperServer.storageLog(log)
-        let postgres = config.databaseURL.map { PostgresPool(url: $0, size: config.postgresPoolSize, log: storageLog) }
+        let postgres = config.databaseURL.map {
+            PostgresPool(configuration: PostgresConfiguration(url: $0, poolSize: config.postgresPoolSize,
+                                                              pipelinesOnLoops: config.postgresLoopSessions),
+                         log: storageLog)
+        }
         let migrator = try postgres.map { try Migrator(pool: $0, directory: MigrationsDirectory.locate(), log: storageLog) }
         let group = try EventLoopGroup(threads: config.threads)
         self.group = group
@@ -134,8 +138,9 @@ public final class WhisperServer: Sendable {
 
     public func shutdown() {
         subscriptions.close()
-        group.shutdown()
+        // Before the loops stop: each loop closes its own PostgreSQL session.
         shared.postgres?.shutdown()
+        group.shutdown()
     }
 
     private func waitForOutstandingWork(until deadline: Date) async {

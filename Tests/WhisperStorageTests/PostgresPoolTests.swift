@@ -143,9 +143,8 @@ struct PostgresPoolTests {
     @Test func loopAPI_deliversCompletionOnTheLoop() async throws {
         try await withTestSchema { schema in
             let pool = schema.pool()
-            defer { pool.shutdown() }
             let harness = try TestLoop()
-            defer { harness.shutdown() }
+            defer { close(pool, harness) }
             let loop = harness.loop
             let outcome: (Bool, Int64?, Bool) = await harness.run { done in
                 pool.query("SELECT $1::bigint + 1 AS n", [.int64(41)], on: loop) { result in

@@ -19,6 +19,7 @@ extension ServerConfig {
             ("threads", String(threads)),
             ("migrateOnStart", String(migrateOnStart)),
             ("pgPoolSize", String(postgresPoolSize)),
+            ("pgLoopSessions", String(postgresLoopSessions)),
             ("wsIdleTimeoutSeconds", String(limits.webSocketIdleTimeoutSeconds)),
             ("wsPingIntervalSeconds", String(limits.webSocketPingIntervalSeconds)),
             ("maxWsMessageBytes", String(limits.maxWebSocketMessageBytes)),

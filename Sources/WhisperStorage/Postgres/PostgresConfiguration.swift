@@ -5,7 +5,8 @@ import WhisperOps
 /// keyword list, and libpq lets later entries win).
 public struct PostgresConfiguration: Sendable {
     public var url: String
-    /// Worker threads, each holding one connection.
+    /// Worker threads, each holding one connection (transactions, tools; single statements
+    /// from a loop use the loop's own session unless `pipelinesOnLoops` is off).
     public var poolSize: Int
     /// libpq `connect_timeout`, seconds (libpq treats values below 2 as 2).
     public var connectTimeoutSeconds: Int
@@ -19,6 +20,9 @@ public struct PostgresConfiguration: Sendable {
     /// Reconnect backoff per worker while the server is unreachable.
     public var reconnectInitialMillis: Int
     public var reconnectMaximumMillis: Int
+    /// Single statements issued on an event loop run on that loop's own pipelined session
+    /// (`PostgresPipeline`); false sends them to the workers like transactions.
+    public var pipelinesOnLoops: Bool
 
     public init(
         url: String,
@@ -28,7 +32,8 @@ public struct PostgresConfiguration: Sendable {
         queueTimeoutMillis: Int = 15_000,
         maxQueuedJobs: Int = 10_000,
         reconnectInitialMillis: Int = 50,
-        reconnectMaximumMillis: Int = 2_000
+        reconnectMaximumMillis: Int = 2_000,
+        pipelinesOnLoops: Bool = true
     ) {
         self.url = url
         self.poolSize = poolSize
@@ -38,6 +43,7 @@ public struct PostgresConfiguration: Sendable {
         self.maxQueuedJobs = maxQueuedJobs
         self.reconnectInitialMillis = reconnectInitialMillis
         self.reconnectMaximumMillis = reconnectMaximumMillis
+        self.pipelinesOnLoops = pipelinesOnLoops
     }
 
     /// libpq keywords and values, defaults first, then the URL expanded as `dbname`.

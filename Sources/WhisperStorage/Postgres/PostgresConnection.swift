@@ -4,20 +4,22 @@
 import Foundation
 internal import CPostgres
 
-/// One blocking libpq connection, owned by exactly one pool worker thread and handed to
-/// jobs running on that thread. Not `Sendable`: it must never leave the worker.
+/// One libpq connection, owned by one thread at a time: a pool worker (blocking, handed to
+/// the jobs running on that thread) or, once handed over, an event loop's `PostgresPipeline`
+/// (non-blocking, pipeline mode). Not `Sendable`.
 ///
 /// Only parameterized statements (`PQexecParams`) are offered, so values never reach SQL
 /// text; the one exception is `executeScript`, used by the migrator for trusted files.
 public final class PostgresConnection {
-    private var handle: OpaquePointer?
+    private(set) var handle: OpaquePointer?
     /// Server-side prepared statements of this session, by SQL text and parameter types: the
     /// server's statements are a fixed set, so each is parsed and planned once per connection
     /// instead of on every call (most of PostgreSQL's CPU for the short statements here).
-    private var prepared: [PreparedKey: String] = [:]
+    var prepared: [PreparedKey: String] = [:]
     static let maxPreparedStatements = 256
+    private var statementSerial = 0
 
-    private struct PreparedKey: Hashable {
+    struct PreparedKey: Hashable {
         let sql: String
         let types: [UInt32]
     }
@@ -98,40 +100,11 @@ public final class PostgresConnection {
     /// Runs one parameterized statement and returns its rows (text format).
     public func query(_ sql: String, _ parameters: [PostgresValue?] = []) throws(PostgresError) -> PostgresRows {
         guard let handle else { throw .connectionFailed("connection closed") }
-        guard parameters.count <= Int(Int32.max) else {
-            throw .queryFailed(sqlState: "54023", message: "too many parameters")
+        let encoded = try PostgresParameters(parameters)
+        if let name = try statementName(sql, types: encoded.types, handle: handle) {
+            return try consume(encoded.withValues { PQexecPrepared(handle, name, $0, $1, nil, nil, 0) })
         }
-        var encoded: [UnsafeMutablePointer<CChar>?] = []
-        encoded.reserveCapacity(parameters.count)
-        defer { encoded.forEach { free($0) } }
-        for parameter in parameters {
-            guard let parameter else {
-                encoded.append(nil)
-                continue
-            }
-            let text = parameter.textEncoding
-            // libpq text parameters are C strings: an embedded NUL would silently truncate.
-            guard !text.utf8.contains(0) else {
-                throw .queryFailed(sqlState: "22021", message: "parameter contains a NUL character")
-            }
-            guard let copy = strdup(text) else { throw .queryFailed(sqlState: "53200", message: "out of memory") }
-            encoded.append(copy)
-        }
-        let types = parameters.map { $0?.typeOID ?? 0 }
-        let values = encoded.map { UnsafePointer($0) }
-        if let name = try statementName(sql, types: types, handle: handle) {
-            let result = values.withUnsafeBufferPointer { valuePointer in
-                PQexecPrepared(handle, name, Int32(parameters.count), valuePointer.baseAddress, nil, nil, 0)
-            }
-            return try consume(result)
-        }
-        let result = types.withUnsafeBufferPointer { typePointer in
-            values.withUnsafeBufferPointer { valuePointer in
-                PQexecParams(handle, sql, Int32(parameters.count), typePointer.baseAddress,
-                             valuePointer.baseAddress, nil, nil, 0)
-            }
-        }
-        return try consume(result)
+        return try consume(encoded.withTypesAndValues { PQexecParams(handle, sql, $0, $1, $2, nil, nil, 0) })
     }
 
     /// The prepared statement for `sql` with these parameter types, preparing it on first
@@ -140,13 +113,19 @@ public final class PostgresConnection {
         let key = PreparedKey(sql: sql, types: types)
         if let name = prepared[key] { return name }
         guard prepared.count < Self.maxPreparedStatements else { return nil }
-        let name = "whisper_\(prepared.count + 1)"
+        let name = nextStatementName()
         let result = types.withUnsafeBufferPointer { typePointer in
             PQprepare(handle, name, sql, Int32(types.count), typePointer.baseAddress)
         }
         _ = try consume(result)
         prepared[key] = name
         return name
+    }
+
+    /// A statement name not used before on this session.
+    func nextStatementName() -> String {
+        statementSerial += 1
+        return "whisper_\(statementSerial)"
     }
 
     /// Runs trusted SQL that may hold several statements (simple query protocol). Only for
@@ -164,7 +143,8 @@ public final class PostgresConnection {
 
     // MARK: Results
 
-    private func consume(_ result: OpaquePointer?) throws(PostgresError) -> PostgresRows {
+    /// The rows of `result`, or its error; clears it.
+    func consume(_ result: OpaquePointer?) throws(PostgresError) -> PostgresRows {
         guard let result else {
             throw .connectionFailed(lastErrorMessage)
         }
@@ -222,7 +202,7 @@ public final class PostgresConnection {
         PQresultErrorField(result, Int32(code.value)).map { String(cString: $0) }
     }
 
-    private var lastErrorMessage: String {
+    var lastErrorMessage: String {
         guard let handle, let message = PQerrorMessage(handle) else { return "unknown libpq error" }
         // One line: libpq adds hints after "\n\t", which would split a log line.
         let text = String(cString: message).split(whereSeparator: { $0 == "\n" || $0 == "\t" })

@@ -1,19 +1,23 @@
 import Foundation
+import Synchronization
 import WhisperOps
 import WhisperRuntime
 
 /// PostgreSQL access for the whole process.
 ///
-/// Threading design: libpq is used in blocking mode on a small pool of dedicated worker
-/// threads (default 4), one connection per worker, never on an event loop. A loop hands a
-/// job to the pool's bounded queue and gets its completion back through `loop.execute`,
-/// so a slow query, a lock wait or a reconnect can delay only the requests waiting for the
-/// database and never the sockets, timers and Redis traffic of the loop that issued it.
-/// The hot path (routing, pending queues, rate limits) lives in Redis; PostgreSQL serves
-/// registration, groups, admin and attachments, where a few worker threads suffice and
-/// blocking calls keep transactions and error handling simple.
+/// Threading design, two paths:
+/// - A single statement issued on an event loop (every store's `query`: logins, key
+///   look-ups, reports, backups, attachments) runs on that loop's own session, a
+///   `PostgresPipeline`: non-blocking libpq in pipeline mode on the loop's epoll, so the
+///   statement costs no thread hand-off and statements of one iteration share a round trip.
+///   A slow statement delays only the statements queued behind it on that session, never
+///   the loop's sockets, timers and Redis traffic.
+/// - Transactions and `withConnection` bodies (several statements with logic between them:
+///   group changes, admin writes, migrations) and the `async` API run in blocking mode on
+///   a small pool of worker threads (default 4), one connection each. A loop hands such a
+///   job to the pool's bounded queue and gets its completion back through `loop.execute`.
 ///
-/// Failure behaviour: a worker checks its idle connection before each job (an idle socket
+/// Failure behaviour (the pipelines mirror it, see `PostgresPipeline`): a worker checks its idle connection before each job (an idle socket
 /// that became readable means the server said goodbye) and reconnects with backoff
 /// (`reconnectInitialMillis` doubling to `reconnectMaximumMillis`). During an outage jobs
 /// fail fast with `PostgresError.connectionFailed`; once the server is back, the next job
@@ -25,6 +29,12 @@ public final class PostgresPool: Sendable {
     private let stats = PostgresPoolStats()
     private let log: StorageLog
     private let workerCount: Int
+    private let pipelines = Mutex(PipelineTable())
+
+    private struct PipelineTable {
+        var byLoop: [ObjectIdentifier: LoopBound<PostgresPipeline>] = [:]
+        var closed = false
+    }
 
     public convenience init(url: String, size: Int = 4, log: @escaping StorageLog = { _, _ in }) {
         self.init(configuration: PostgresConfiguration(url: url, poolSize: size), log: log)
@@ -45,7 +55,7 @@ public final class PostgresPool: Sendable {
     }
 
     deinit {
-        queue.close(workers: workerCount)
+        shutdown()
     }
 
     /// Successful reconnects since start (for a metrics counter).
@@ -54,17 +64,28 @@ public final class PostgresPool: Sendable {
     /// Workers currently holding a healthy connection.
     public var connectedWorkers: Int { stats.connectedWorkers.load(ordering: .relaxed) }
 
-    /// Fails queued jobs with `.poolClosed`; workers finish their current job and exit.
+    /// Fails queued jobs with `.poolClosed`; workers finish their current job and exit. Each
+    /// loop's session is closed on its loop (call this before stopping the loops).
     public func shutdown() {
         queue.close(workers: workerCount)
+        let sessions = pipelines.withLock { table in
+            table.closed = true
+            defer { table.byLoop = [:] }
+            return Array(table.byLoop.values)
+        }
+        for session in sessions { session.deliver { $0.close() } }
     }
 
     // MARK: Event-loop API (completion on `loop`)
 
-    /// Runs one parameterized statement on a worker; `completion` runs on `loop`, always
+    /// Runs one parameterized statement on the loop's own session (a worker when called off
+    /// the loop or with `pipelinesOnLoops` off); `completion` runs on `loop`, always
     /// asynchronously.
     public func query(_ sql: String, _ parameters: [PostgresValue?] = [], on loop: EventLoop,
                       _ completion: @escaping (Result<PostgresRows, PostgresError>) -> Void) {
+        if configuration.pipelinesOnLoops, loop.inEventLoop, let session = pipeline(for: loop) {
+            return session.value.query(sql, parameters, completion)
+        }
         withConnection(on: loop, { connection throws(PostgresError) in
             try connection.query(sql, parameters)
         }, completion)
@@ -129,6 +150,18 @@ public final class PostgresPool: Sendable {
     }
 
     // MARK: Internals
+
+    /// The loop's session, made on its first statement; nil once the pool is shut down.
+    private func pipeline(for loop: EventLoop) -> LoopBound<PostgresPipeline>? {
+        pipelines.withLock { table in
+            if let session = table.byLoop[ObjectIdentifier(loop)] { return session }
+            guard !table.closed else { return nil }
+            let session = LoopBound(PostgresPipeline(loop: loop, configuration: configuration, stats: stats, log: log),
+                                    loop: loop)
+            table.byLoop[ObjectIdentifier(loop)] = session
+            return session
+        }
+    }
 
     private func submit(run: @escaping @Sendable (PostgresConnection) -> Void,
                         fail: @escaping @Sendable (PostgresError) -> Void) {

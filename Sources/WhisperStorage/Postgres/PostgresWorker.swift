@@ -7,24 +7,17 @@ final class PostgresWorker {
     private let index: Int
     private let configuration: PostgresConfiguration
     private let queue: PostgresJobQueue
-    private let stats: PostgresPoolStats
     private let log: StorageLog
     private var connection: PostgresConnection?
-    private var backoff: Backoff
-    private var nextAttemptAt: UInt64 = 0
-    private var lastFailure = ""
-    /// Set once a connection has existed, so later successes count as reconnects.
-    private var hadConnection = false
+    private var reconnects: PostgresReconnects
 
     init(index: Int, configuration: PostgresConfiguration, queue: PostgresJobQueue,
          stats: PostgresPoolStats, log: @escaping StorageLog) {
         self.index = index
         self.configuration = configuration
         self.queue = queue
-        self.stats = stats
         self.log = log
-        backoff = Backoff(initialNanos: nanoseconds(fromMillis: configuration.reconnectInitialMillis, minimum: 1),
-                          maximumNanos: nanoseconds(fromMillis: configuration.reconnectMaximumMillis, minimum: 1))
+        reconnects = PostgresReconnects(owner: "postgres worker \(index)", configuration: configuration, stats: stats, log: log)
     }
 
     /// Runs until the queue closes. Connects eagerly so the first request does not pay for it.
@@ -67,26 +60,14 @@ final class PostgresWorker {
             log(.warning, "postgres worker \(index): connection lost while idle; reconnecting")
             drop()
         }
-        let now = MonotonicClock.now()
-        if now < nextAttemptAt {
-            throw .connectionFailed("reconnect backoff after: \(lastFailure)")
-        }
+        if let refusal = reconnects.refusal { throw refusal }
         do {
             let fresh = try PostgresConnection.connect(configuration)
             connection = fresh
-            stats.connectedWorkers.add(1, ordering: .relaxed)
-            if hadConnection {
-                stats.reconnects.add(1, ordering: .relaxed)
-                log(.info, "postgres worker \(index): reconnected to \(configuration.redactedURL)")
-            }
-            hadConnection = true
-            backoff.reset()
-            nextAttemptAt = 0
+            reconnects.connected()
             return fresh
         } catch {
-            lastFailure = error.description
-            nextAttemptAt = MonotonicClock.now() &+ backoff.next()
-            log(.warning, "postgres worker \(index): connect to \(configuration.redactedURL) failed: \(error)")
+            reconnects.connectFailed(error)
             throw error
         }
     }
@@ -95,6 +76,6 @@ final class PostgresWorker {
         guard let connection else { return }
         connection.close()
         self.connection = nil
-        stats.connectedWorkers.subtract(1, ordering: .relaxed)
+        reconnects.dropped()
     }
 }
