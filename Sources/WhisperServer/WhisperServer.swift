@@ -50,19 +50,22 @@ public final class WhisperServer: Sendable {
         var publicAddress = try SocketAddress(host: config.publicAddress.host, port: Int(config.publicAddress.port))
         var adminAddress = try SocketAddress(host: config.adminAddress.host, port: Int(config.adminAddress.port))
         var contexts: [LoopBound<LoopContext>] = []
+        var redisClients: [RedisClient] = []
         // The first loop binds first, so that a requested port 0 becomes one concrete port
         // that the other loops then share through SO_REUSEPORT.
         for (index, loop) in group.loops.enumerated() {
-            let (publicBound, adminBound, context) = try WhisperServer.onLoop(loop) { () throws -> (Int, Int, LoopBound<LoopContext>) in
+            let (publicBound, adminBound, context, redis) = try WhisperServer.onLoop(loop) {
+                () throws -> (Int, Int, LoopBound<LoopContext>, RedisClient) in
                 let redis = RedisClient(configuration: RedisConfiguration(endpoint: config.redis), loop: loop, log: storageLog)
                 redis.start()
                 let context = LoopContext(loop: loop, index: index, shared: shared, redis: redis)
                 try context.start(publicAddress: publicAddress, adminAddress: adminAddress, tls: tls)
-                return (context.boundPort(.public) ?? 0, context.boundPort(.admin) ?? 0, LoopBound(context, loop: loop))
+                return (context.boundPort(.public) ?? 0, context.boundPort(.admin) ?? 0, LoopBound(context, loop: loop), redis)
             }
             publicAddress = try SocketAddress(host: config.publicAddress.host, port: publicBound)
             adminAddress = try SocketAddress(host: config.adminAddress.host, port: adminBound)
             contexts.append(context)
+            redisClients.append(redis)
         }
         self.contexts = contexts
         shared.deliveryHub.attach(contexts)
@@ -72,6 +75,7 @@ public final class WhisperServer: Sendable {
                                           channels: NodeSubscriptions.channels(shared: shared, contexts: contexts), log: log,
                                           onResubscribed: NodeSubscriptions.revalidateSessions(contexts: contexts))
         subscriptions.start()
+        metrics.registry.register(collector: StorageReconnects(redis: redisClients, subscriber: subscriber, postgres: postgres))
         self.publicPort = publicAddress.port
         self.adminPort = adminAddress.port
         log.info("listening", ["listener": "public", "port": .int(publicPort), "tls": .bool(tls != nil)])

@@ -8,7 +8,7 @@ import WhisperOps
         "whisper_errors_total", "whisper_push_total", "whisper_call_setup_total", "whisper_rate_limited_total",
         "whisper_http_requests_total", "whisper_ws_slow_consumer_disconnects_total",
         "whisper_connections_refused_total",
-        "whisper_redis_reconnects_total", "whisper_postgres_reconnects_total", "whisper_ed25519_verify_seconds",
+        "whisper_ed25519_verify_seconds",
         "whisper_attachments_total",
         "process_cpu_seconds_total", "process_resident_memory_bytes", "process_virtual_memory_bytes",
         "process_open_fds", "process_max_fds", "process_start_time_seconds",

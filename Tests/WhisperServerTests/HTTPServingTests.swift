@@ -35,6 +35,10 @@ import WhisperTesting
                      "process_cpu_seconds_total", "process_resident_memory_bytes"] {
             #expect(admin.text.contains(name), "missing \(name)")
         }
+        // Collected from the storage links at each scrape (test_faults.py sees them move).
+        for name in ["whisper_redis_reconnects_total", "whisper_postgres_reconnects_total"] {
+            #expect(admin.text.contains("# TYPE \(name) counter\n\(name) 0\n"), "missing \(name) at 0")
+        }
         let publicResponse = try TestHTTP.get(port: server.publicPort, "/metrics")
         #expect(publicResponse.status == 404)
         #expect((publicResponse.json?["error"] as? [String: Any])?["code"] as? String == "NOT_FOUND")

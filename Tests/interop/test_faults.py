@@ -22,6 +22,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import urllib.request
 import uuid
 from dataclasses import dataclass, field
 
@@ -206,15 +207,28 @@ class Pair:
         assert not set(load.acked) & load.bad
 
 
+def metric(server: Server, name: str) -> float:
+    """One unlabelled sample of the admin /metrics."""
+    with urllib.request.urlopen(server.http_url("/metrics", admin=True), timeout=5) as resp:
+        text = resp.read().decode()
+    found = re.search(rf"^{name} (\S+)$", text, re.M)
+    assert found, f"{name} not in /metrics"
+    return float(found.group(1))
+
+
 def faulted(server_config, name: str, count: int, fault, fault_at: int, redis_url: str | None = None,
-            database_url: str | None = None, expect_not_ready: bool = True, prepare=None, pace: float = 0.0):
-    """Runs one case on a server of its own; answers (load, ready statuses, rss baseline, rss after)."""
+            database_url: str | None = None, expect_not_ready: bool = True, prepare=None, pace: float = 0.0,
+            reconnects: str | None = None):
+    """Runs one case on a server of its own; answers the load. `reconnects`: a counter (e.g.
+    `whisper_redis_reconnects_total`) that must be 0 before the fault and have moved after it."""
     server = start_server(server_config, name, redis_url, database_url)
     try:
         pair = Pair(server)
         run(pair.register())
         run(pair.check(run(pair.burst(100))))  # warm-up: buffers, scripts cached, connections open
         baseline = rss_kb(server)
+        if reconnects is not None:
+            assert metric(server, reconnects) == 0, f"{reconnects} before the fault"
         if prepare is not None:
             prepare(server)
         with ReadyPoller(server) as ready:
@@ -228,6 +242,8 @@ def faulted(server_config, name: str, count: int, fault, fault_at: int, redis_ur
             assert 503 in ready.statuses, f"/ready never reported the outage: {sorted(set(ready.statuses), key=str)}"
         assert ready.statuses[-1] == 200 or http_status(server.http_url("/ready")) == 200
         assert after <= baseline + RSS_SLACK_KB, f"RSS {baseline} kB before, {after} kB after"
+        if reconnects is not None:
+            assert metric(server, reconnects) >= 1, f"{reconnects} did not count the fault's reconnects"
         assert all(t <= ERROR_BOUND_S for _, t in load.errors.values()), load.summary()
         return load
     finally:
@@ -300,7 +316,8 @@ def test_redis_restarted_mid_burst_errors_then_recovers(server_config, tmp_path)
         await asyncio.to_thread(services, "redis", "start", str(tmp_path / "redis"), port)
 
     try:
-        load = faulted(server_config, "fault-redis-restart", 400, fault, 100, url, pace=0.005)
+        load = faulted(server_config, "fault-redis-restart", 400, fault, 100, url, pace=0.005,
+                       reconnects="whisper_redis_reconnects_total")
     finally:
         with contextlib.suppress(AssertionError):
             services("redis", "stop", str(tmp_path / "redis"))
@@ -349,7 +366,7 @@ def test_postgres_restarted_mid_burst_logins_error_then_succeed_sends_unaffected
 
     try:
         load = faulted(server_config, "fault-pg-restart", 600, fault, 20, database_url=url, pace=0.005,
-                       prepare=lambda s: box.update(server=s))
+                       prepare=lambda s: box.update(server=s), reconnects="whisper_postgres_reconnects_total")
     finally:
         with contextlib.suppress(AssertionError):
             services("pg", "stop", pg_dir)

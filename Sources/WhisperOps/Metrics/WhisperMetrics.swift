@@ -17,8 +17,8 @@
 /// | `whisper_http_requests_total` | counter | `listener` = public \| admin, `status` |
 /// | `whisper_ws_slow_consumer_disconnects_total` | counter | |
 /// | `whisper_connections_refused_total` | counter | `reason` = per_ip |
-/// | `whisper_redis_reconnects_total` | counter | |
-/// | `whisper_postgres_reconnects_total` | counter | |
+/// | `whisper_redis_reconnects_total` | counter | collected by the server from its Redis links |
+/// | `whisper_postgres_reconnects_total` | counter | collected by the server from its PostgreSQL pool (with a database) |
 /// | `whisper_ed25519_verify_seconds` | histogram | |
 /// | `whisper_attachments_total` | counter | `event` = presigned \| download \| deleted \| delete_failed |
 /// | `process_*` | | see `ProcessMetrics` |
@@ -37,8 +37,6 @@ public struct WhisperMetrics: Sendable {
     public let httpRequests: CounterFamily
     public let slowConsumerDisconnects: Counter
     public let connectionsRefused: CounterFamily
-    public let redisReconnects: Counter
-    public let postgresReconnects: Counter
     public let ed25519Verify: Histogram
     public let attachments: CounterFamily
 
@@ -94,10 +92,6 @@ public struct WhisperMetrics: Sendable {
             "whisper_connections_refused_total",
             help: "Connections closed right after accept, by reason (per_ip: the address held its limit).",
             labelNames: ["reason"])
-        redisReconnects = registry.counter(
-            "whisper_redis_reconnects_total", help: "Redis connections re-established after a failure.")
-        postgresReconnects = registry.counter(
-            "whisper_postgres_reconnects_total", help: "PostgreSQL connections re-established after a failure.")
         ed25519Verify = registry.histogram(
             "whisper_ed25519_verify_seconds", help: "Time spent verifying one Ed25519 signature.",
             buckets: Self.ed25519VerifyBuckets)
