@@ -31,7 +31,7 @@ public final class WhisperServer: Sendable {
         let storageLog = WhisperServer.storageLog(log)
         let postgres = config.databaseURL.map {
             PostgresPool(configuration: PostgresConfiguration(url: $0, poolSize: config.postgresPoolSize,
-                                                              pipelinesOnLoops: config.postgresLoopSessions),
+                                                              sessionsPerLoop: config.postgresLoopSessions),
                          log: storageLog)
         }
         let migrator = try postgres.map { try Migrator(pool: $0, directory: MigrationsDirectory.locate(), log: storageLog) }

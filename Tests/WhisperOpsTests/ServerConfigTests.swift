@@ -18,7 +18,7 @@ import WhisperProtocol
         #expect(config.threads == 3)
         #expect(config.migrateOnStart == false)
         #expect(config.postgresPoolSize == 4)
-        #expect(config.postgresLoopSessions)
+        #expect(config.postgresLoopSessions == 2)
         #expect(config.limits.webSocketIdleTimeoutSeconds == 90)
         #expect(config.limits.webSocketPingIntervalSeconds == 30)
         #expect(config.limits.maxWebSocketMessageBytes == 512_000)
@@ -55,7 +55,7 @@ import WhisperProtocol
             "WHISPER_THREADS": "8",
             "WHISPER_MIGRATE_ON_START": "true",
             "WHISPER_PG_POOL_SIZE": "16",
-            "WHISPER_PG_LOOP_SESSIONS": "no",
+            "WHISPER_PG_LOOP_SESSIONS": "0",
             "WHISPER_WS_IDLE_TIMEOUT_SECONDS": "120",
             "WHISPER_WS_PING_INTERVAL_SECONDS": "45",
             "WHISPER_MAX_WS_MESSAGE_BYTES": "1000000",
@@ -91,7 +91,7 @@ import WhisperProtocol
         #expect(config.threads == 8)
         #expect(config.migrateOnStart)
         #expect(config.postgresPoolSize == 16)
-        #expect(config.postgresLoopSessions == false)
+        #expect(config.postgresLoopSessions == 0)
         #expect(config.limits.webSocketIdleTimeoutSeconds == 120)
         #expect(config.limits.webSocketPingIntervalSeconds == 45)
         #expect(config.limits.maxWebSocketMessageBytes == 1_000_000)

@@ -12,7 +12,7 @@ struct PostgresPipelineTests {
 
     @Test func statementsOfOneIteration_eachGetTheirOwnAnswer_onTheLoop() async throws {
         try await withTestSchema { schema in
-            let pool = schema.pool(size: 1)
+            let pool = schema.pool(size: 1) { $0.sessionsPerLoop = 1 }
             let harness = try TestLoop()
             defer { close(pool, harness) }
             let bytes: [UInt8] = [0, 0x5c, 0xff]
@@ -33,7 +33,7 @@ struct PostgresPipelineTests {
 
     @Test func failingStatement_abortsNothingElse_andEachCommitsAlone() async throws {
         try await withTestSchema { schema in
-            let pool = schema.pool(size: 1)
+            let pool = schema.pool(size: 1) { $0.sessionsPerLoop = 1 }
             let harness = try TestLoop()
             defer { close(pool, harness) }
             _ = try await pool.query("CREATE TABLE names (name text PRIMARY KEY)")
@@ -68,7 +68,10 @@ struct PostgresPipelineTests {
 
     @Test func statementTimeout_failsThatStatement_andTheSessionGoesOn() async throws {
         try await withTestSchema { schema in
-            let pool = schema.pool(size: 1) { $0.statementTimeoutMillis = 200 }
+            let pool = schema.pool(size: 1) {
+                $0.statementTimeoutMillis = 200
+                $0.sessionsPerLoop = 1
+            }
             let harness = try TestLoop()
             defer { close(pool, harness) }
             let answers = await runTogether([("SELECT pg_sleep(5)", []), ("SELECT 7", [])], pool: pool, harness: harness)
@@ -84,6 +87,7 @@ struct PostgresPipelineTests {
             let pool = schema.pool(size: 1) {
                 $0.statementTimeoutMillis = 200
                 $0.queueTimeoutMillis = 300
+                $0.sessionsPerLoop = 1
             }
             let harness = try TestLoop()
             defer { close(pool, harness) }
@@ -102,7 +106,10 @@ struct PostgresPipelineTests {
 
     @Test func queueLimit_refusesWithOverloaded() async throws {
         try await withTestSchema { schema in
-            let pool = schema.pool(size: 1) { $0.maxQueuedJobs = 2 }
+            let pool = schema.pool(size: 1) {
+                $0.maxQueuedJobs = 2
+                $0.sessionsPerLoop = 1
+            }
             let harness = try TestLoop()
             defer { close(pool, harness) }
             _ = await runTogether([("SELECT 1", [])], pool: pool, harness: harness)  // session established
@@ -159,9 +166,37 @@ struct PostgresPipelineTests {
         }
     }
 
-    @Test func pipelinesOff_sendsLoopStatementsToTheWorkers() async throws {
+    @Test func twoSessions_aQuietLoopUsesOne_aBusyOneSpreadsItsStatements() async throws {
         try await withTestSchema { schema in
-            let pool = schema.pool(size: 1) { $0.pipelinesOnLoops = false }
+            let pool = schema.pool(size: 1) { $0.sessionsPerLoop = 2 }
+            let harness = try TestLoop()
+            defer { close(pool, harness) }
+            let pid = "SELECT pg_backend_pid() AS pid"
+            func pids(_ answers: [PipelineAnswer]) throws -> [Int64] {
+                try answers.sorted { $0.index < $1.index }.map { try #require(try $0.result.get().first?.int64("pid")) }
+            }
+            // One at a time: always the first session.
+            var alone: Set<Int64> = []
+            for _ in 0..<3 { alone.formUnion(try pids(await runTogether([(pid, [])], pool: pool, harness: harness))) }
+            #expect(alone.count == 1)
+            // Four in one iteration: the least busy session takes each, so they alternate.
+            let together = try pids(await runTogether(Array(repeating: (pid, []), count: 4), pool: pool, harness: harness))
+            #expect(Set(together).count == 2)
+            #expect(together[0] == together[2] && together[1] == together[3] && together[0] != together[1])
+            #expect(together.contains(alone.first ?? -1))
+            // A session busy with a slow statement does not hold up the next one.
+            let (answers, seconds) = await measure {
+                await runTogether([("SELECT pg_sleep(2)", []), ("SELECT 9", [])], pool: pool, harness: harness)
+            }
+            #expect(answers.map(\.index) == [1, 0], "the quick statement waited for the slow one")
+            #expect(try answers[0].result.get().first?.int64(0) == 9)
+            #expect(seconds < 10)
+        }
+    }
+
+    @Test func noLoopSessions_sendsLoopStatementsToTheWorkers() async throws {
+        try await withTestSchema { schema in
+            let pool = schema.pool(size: 1) { $0.sessionsPerLoop = 0 }
             let harness = try TestLoop()
             defer { close(pool, harness) }
             let answers = await runTogether([("SELECT pg_backend_pid() AS pid", []), ("SELECT 5", [])],

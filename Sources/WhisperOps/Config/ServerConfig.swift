@@ -21,7 +21,7 @@ import WhisperProtocol
 /// | `WHISPER_THREADS` | usable cores | event-loop threads, 1–1024 |
 /// | `WHISPER_MIGRATE_ON_START` | false | run migrations before `serve` listens |
 /// | `WHISPER_PG_POOL_SIZE` | 4 | PostgreSQL worker connections (transactions), 1–256 |
-/// | `WHISPER_PG_LOOP_SESSIONS` | true | each event loop runs its single statements on its own pipelined connection; false sends them to the workers |
+/// | `WHISPER_PG_LOOP_SESSIONS` | 2 | pipelined PostgreSQL sessions per event loop for its single statements, 0–64; 0 sends them to the workers |
 /// | `WHISPER_WS_IDLE_TIMEOUT_SECONDS` | 90 | close a silent WebSocket after this, 2–86400 |
 /// | `WHISPER_WS_PING_INTERVAL_SECONDS` | 30 (at most idle/3) | server ping period; must be below the idle timeout |
 /// | `WHISPER_MAX_WS_MESSAGE_BYTES` | 512000 | larger message → close 1009; 1024–67108864 |
@@ -59,8 +59,8 @@ public struct ServerConfig: Sendable {
     public var threads: Int
     public var migrateOnStart: Bool
     public var postgresPoolSize: Int
-    /// `WHISPER_PG_LOOP_SESSIONS`: `PostgresConfiguration.pipelinesOnLoops`.
-    public var postgresLoopSessions: Bool
+    /// `WHISPER_PG_LOOP_SESSIONS`: `PostgresConfiguration.sessionsPerLoop`.
+    public var postgresLoopSessions: Int
     public var drainTimeoutSeconds: Int
     /// TEST ONLY (Autobahn): `/ws` echoes text messages instead of running the frame layer.
     /// Never enable in production: it bypasses authentication and every protocol check.
@@ -99,7 +99,7 @@ public struct ServerConfig: Sendable {
             threads: try env.integer("WHISPER_THREADS", default: max(1, defaultThreads), in: 1...1024),
             migrateOnStart: try env.bool("WHISPER_MIGRATE_ON_START", default: false),
             postgresPoolSize: try env.integer("WHISPER_PG_POOL_SIZE", default: 4, in: 1...256),
-            postgresLoopSessions: try env.bool("WHISPER_PG_LOOP_SESSIONS", default: true),
+            postgresLoopSessions: try env.integer("WHISPER_PG_LOOP_SESSIONS", default: 2, in: 0...64),
             drainTimeoutSeconds: try env.integer("WHISPER_DRAIN_TIMEOUT_SECONDS", default: 25, in: 0...3600),
             testEcho: try env.bool("WHISPER_TEST_ECHO", default: false),
             limits: try loadLimits(env),

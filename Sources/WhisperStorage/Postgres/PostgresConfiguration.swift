@@ -6,7 +6,7 @@ import WhisperOps
 public struct PostgresConfiguration: Sendable {
     public var url: String
     /// Worker threads, each holding one connection (transactions, tools; single statements
-    /// from a loop use the loop's own session unless `pipelinesOnLoops` is off).
+    /// from a loop use the loop's own sessions unless `sessionsPerLoop` is 0).
     public var poolSize: Int
     /// libpq `connect_timeout`, seconds (libpq treats values below 2 as 2).
     public var connectTimeoutSeconds: Int
@@ -20,9 +20,13 @@ public struct PostgresConfiguration: Sendable {
     /// Reconnect backoff per worker while the server is unreachable.
     public var reconnectInitialMillis: Int
     public var reconnectMaximumMillis: Int
-    /// Single statements issued on an event loop run on that loop's own pipelined session
-    /// (`PostgresPipeline`); false sends them to the workers like transactions.
-    public var pipelinesOnLoops: Bool
+    /// Single statements issued on an event loop run on that loop's own pipelined sessions
+    /// (`PostgresPipeline`), each statement on the least busy one; 0 sends them to the workers
+    /// like transactions. A session runs its statements one after another and each commits on
+    /// its own, so with PostgreSQL's fsync on, one session per loop would queue every commit
+    /// behind the last one's WAL flush; two let the commits of one loop overlap (docs/benchmarks.md
+    /// "2026-11-26"). A second session connects only once the first is busy.
+    public var sessionsPerLoop: Int
 
     public init(
         url: String,
@@ -33,7 +37,7 @@ public struct PostgresConfiguration: Sendable {
         maxQueuedJobs: Int = 10_000,
         reconnectInitialMillis: Int = 50,
         reconnectMaximumMillis: Int = 2_000,
-        pipelinesOnLoops: Bool = true
+        sessionsPerLoop: Int = 2
     ) {
         self.url = url
         self.poolSize = poolSize
@@ -43,7 +47,7 @@ public struct PostgresConfiguration: Sendable {
         self.maxQueuedJobs = maxQueuedJobs
         self.reconnectInitialMillis = reconnectInitialMillis
         self.reconnectMaximumMillis = reconnectMaximumMillis
-        self.pipelinesOnLoops = pipelinesOnLoops
+        self.sessionsPerLoop = max(0, sessionsPerLoop)
     }
 
     /// libpq keywords and values, defaults first, then the URL expanded as `dbname`.

@@ -2,7 +2,7 @@ internal import CPostgres
 import WhisperOps
 import WhisperRuntime
 
-/// One event loop's own PostgreSQL session, for the single statements the loop's stores
+/// One of an event loop's own PostgreSQL sessions, for the single statements the loop's stores
 /// issue (`PostgresPool.query(_:_:on:_:)`). libpq runs non-blocking in pipeline mode with
 /// its socket on the loop's epoll: a statement is written (prepared on first use) followed
 /// by a Sync, so each is its own implicit transaction and one failure cannot abort
@@ -64,14 +64,18 @@ final class PostgresPipeline: IOHandler {
     private var wantsWrite = false
     private var reconnects: PostgresReconnects
 
-    init(loop: EventLoop, configuration: PostgresConfiguration, stats: PostgresPoolStats, log: @escaping StorageLog) {
+    /// Statements queued or in flight: the pool gives a new statement to the loop's least busy session.
+    var load: Int { inFlight + waiting.count }
+
+    init(loop: EventLoop, session: Int, configuration: PostgresConfiguration, stats: PostgresPoolStats,
+         log: @escaping StorageLog) {
         self.loop = loop
         self.configuration = configuration
         self.log = log
         let budget = configuration.statementTimeoutMillis > 0
             ? configuration.statementTimeoutMillis + configuration.queueTimeoutMillis : 0
         deadlineNanos = nanoseconds(fromMillis: budget)
-        reconnects = PostgresReconnects(owner: "postgres loop \(loop.index)", configuration: configuration, stats: stats, log: log)
+        reconnects = PostgresReconnects(owner: "postgres loop \(loop.index) session \(session)", configuration: configuration, stats: stats, log: log)
     }
 
     // MARK: Statements

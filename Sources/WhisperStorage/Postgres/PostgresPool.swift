@@ -7,8 +7,8 @@ import WhisperRuntime
 ///
 /// Threading design, two paths:
 /// - A single statement issued on an event loop (every store's `query`: logins, key
-///   look-ups, reports, backups, attachments) runs on that loop's own session, a
-///   `PostgresPipeline`: non-blocking libpq in pipeline mode on the loop's epoll, so the
+///   look-ups, reports, backups, attachments) runs on one of that loop's own sessions (the
+///   least busy of `sessionsPerLoop`), a `PostgresPipeline`: non-blocking libpq in pipeline mode on the loop's epoll, so the
 ///   statement costs no thread hand-off and statements of one iteration share a round trip.
 ///   A slow statement delays only the statements queued behind it on that session, never
 ///   the loop's sockets, timers and Redis traffic.
@@ -32,7 +32,7 @@ public final class PostgresPool: Sendable {
     private let pipelines = Mutex(PipelineTable())
 
     private struct PipelineTable {
-        var byLoop: [ObjectIdentifier: LoopBound<PostgresPipeline>] = [:]
+        var byLoop: [ObjectIdentifier: [LoopBound<PostgresPipeline>]] = [:]
         var closed = false
     }
 
@@ -71,20 +71,23 @@ public final class PostgresPool: Sendable {
         let sessions = pipelines.withLock { table in
             table.closed = true
             defer { table.byLoop = [:] }
-            return Array(table.byLoop.values)
+            return table.byLoop.values.flatMap { $0 }
         }
         for session in sessions { session.deliver { $0.close() } }
     }
 
     // MARK: Event-loop API (completion on `loop`)
 
-    /// Runs one parameterized statement on the loop's own session (a worker when called off
-    /// the loop or with `pipelinesOnLoops` off); `completion` runs on `loop`, always
-    /// asynchronously.
+    /// Runs one parameterized statement on the least busy of the loop's own sessions (a worker
+    /// when called off the loop or with `sessionsPerLoop` 0); `completion` runs on `loop`,
+    /// always asynchronously.
     public func query(_ sql: String, _ parameters: [PostgresValue?] = [], on loop: EventLoop,
                       _ completion: @escaping (Result<PostgresRows, PostgresError>) -> Void) {
-        if configuration.pipelinesOnLoops, loop.inEventLoop, let session = pipeline(for: loop) {
-            return session.value.query(sql, parameters, completion)
+        if configuration.sessionsPerLoop > 0, loop.inEventLoop, let sessions = pipelines(for: loop) {
+            // Ties go to the first, so a quiet loop keeps to one session (the others never connect).
+            var chosen = sessions[0].value
+            for session in sessions.dropFirst() where session.value.load < chosen.load { chosen = session.value }
+            return chosen.query(sql, parameters, completion)
         }
         withConnection(on: loop, { connection throws(PostgresError) in
             try connection.query(sql, parameters)
@@ -151,15 +154,18 @@ public final class PostgresPool: Sendable {
 
     // MARK: Internals
 
-    /// The loop's session, made on its first statement; nil once the pool is shut down.
-    private func pipeline(for loop: EventLoop) -> LoopBound<PostgresPipeline>? {
+    /// The loop's sessions (`sessionsPerLoop`, at least one), made on its first statement, each
+    /// connecting on its own first statement; nil once the pool is shut down.
+    private func pipelines(for loop: EventLoop) -> [LoopBound<PostgresPipeline>]? {
         pipelines.withLock { table in
-            if let session = table.byLoop[ObjectIdentifier(loop)] { return session }
+            if let sessions = table.byLoop[ObjectIdentifier(loop)] { return sessions }
             guard !table.closed else { return nil }
-            let session = LoopBound(PostgresPipeline(loop: loop, configuration: configuration, stats: stats, log: log),
-                                    loop: loop)
-            table.byLoop[ObjectIdentifier(loop)] = session
-            return session
+            let sessions = (0..<configuration.sessionsPerLoop).map { index in
+                LoopBound(PostgresPipeline(loop: loop, session: index, configuration: configuration, stats: stats, log: log),
+                          loop: loop)
+            }
+            table.byLoop[ObjectIdentifier(loop)] = sessions
+            return sessions
         }
     }
 
