@@ -67,6 +67,12 @@ final class PostgresPipeline: IOHandler {
     /// Statements queued or in flight: the pool gives a new statement to the loop's least busy session.
     var load: Int { inFlight + waiting.count }
 
+    /// True while a failed connect's backoff runs: a statement given to this session now fails at once.
+    var isBackingOff: Bool {
+        guard case .idle = state else { return false }
+        return reconnects.refusal != nil
+    }
+
     init(loop: EventLoop, session: Int, configuration: PostgresConfiguration, stats: PostgresPoolStats,
          log: @escaping StorageLog) {
         self.loop = loop

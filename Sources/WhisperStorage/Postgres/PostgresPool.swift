@@ -84,9 +84,16 @@ public final class PostgresPool: Sendable {
     public func query(_ sql: String, _ parameters: [PostgresValue?] = [], on loop: EventLoop,
                       _ completion: @escaping (Result<PostgresRows, PostgresError>) -> Void) {
         if configuration.sessionsPerLoop > 0, loop.inEventLoop, let sessions = pipelines(for: loop) {
-            // Ties go to the first, so a quiet loop keeps to one session (the others never connect).
+            // Ties go to the first, so a quiet loop keeps to one session (the others never connect);
+            // a session in reconnect backoff is passed over while another can take the statement.
             var chosen = sessions[0].value
-            for session in sessions.dropFirst() where session.value.load < chosen.load { chosen = session.value }
+            for session in sessions.dropFirst() {
+                let candidate = session.value
+                if (chosen.isBackingOff && !candidate.isBackingOff)
+                    || (chosen.isBackingOff == candidate.isBackingOff && candidate.load < chosen.load) {
+                    chosen = candidate
+                }
+            }
             return chosen.query(sql, parameters, completion)
         }
         withConnection(on: loop, { connection throws(PostgresError) in
