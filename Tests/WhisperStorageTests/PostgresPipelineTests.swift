@@ -194,6 +194,40 @@ struct PostgresPipelineTests {
         }
     }
 
+    @Test(.timeLimit(.minutes(3)))
+    func sessionInReconnectBackoff_isPassedOver_whileTheOtherIsUp() async throws {
+        try await withPrivateService(.pg) { server in
+            // A role allowed two connections: the pool's worker and the loop's first session;
+            // the second session's connect is refused and its (long) backoff starts. (The
+            // private cluster's superuser `postgres` may create roles; scripts/lib/postgres.sh.)
+            func asRole(_ role: String) -> String {
+                server.url.replacingOccurrences(of: "postgresql://whisper@", with: "postgresql://\(role)@")
+            }
+            let admin = PostgresPool(url: asRole("postgres"), size: 1, log: TestEnvironment.log)
+            _ = try await admin.query("CREATE ROLE limited LOGIN CONNECTION LIMIT 2")
+            admin.shutdown()
+            let url = asRole("limited")
+            #expect(url != server.url)
+            let pool = PostgresPool(configuration: PostgresConfiguration(url: url, poolSize: 1, reconnectInitialMillis: 60_000,
+                                                                         reconnectMaximumMillis: 60_000, sessionsPerLoop: 2),
+                                    log: TestEnvironment.log)
+            let harness = try TestLoop()
+            defer { close(pool, harness) }
+            #expect(await eventually(within: 10, every: 0.05) { pool.connectedWorkers == 1 })
+            let pid: Statement = ("SELECT pg_backend_pid() AS pid", [])
+            #expect(try await runTogether([pid], pool: pool, harness: harness)[0].result.get().count == 1)
+            // Two at once: the second goes to the second session, whose connect is refused.
+            let pair = await runTogether([pid, pid], pool: pool, harness: harness).sorted { $0.index < $1.index }
+            #expect(pair[0].result.failureValue == nil)
+            #expect(pair[1].result.failureValue?.isConnectionError == true, "got \(pair[1].result)")
+            // While it backs off, a busy iteration goes to the first session alone and nothing fails.
+            let four = await runTogether(Array(repeating: pid, count: 4), pool: pool, harness: harness)
+            let pids = four.compactMap { try? $0.result.get().first?.int64("pid") }
+            #expect(pids.count == 4, "failed: \(four.compactMap(\.result.failureValue))")
+            #expect(Set(pids).count == 1)
+        }
+    }
+
     @Test func noLoopSessions_sendsLoopStatementsToTheWorkers() async throws {
         try await withTestSchema { schema in
             let pool = schema.pool(size: 1) { $0.sessionsPerLoop = 0 }
