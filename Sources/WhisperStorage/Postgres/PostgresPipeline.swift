@@ -64,13 +64,14 @@ final class PostgresPipeline: IOHandler {
     private var wantsWrite = false
     private var reconnects: PostgresReconnects
 
-    /// Statements queued or in flight: the pool gives a new statement to the loop's least busy session.
-    var load: Int { inFlight + waiting.count }
-
-    /// True while a failed connect's backoff runs: a statement given to this session now fails at once.
-    var isBackingOff: Bool {
-        guard case .idle = state else { return false }
-        return reconnects.refusal != nil
+    /// How the pool picks among a loop's sessions, lowest first (the first of equals, so a quiet
+    /// loop keeps to one session and the others never connect): a session whose failed connect's
+    /// backoff still runs — a statement given to it would fail at once — comes after every other,
+    /// then fewer statements queued or in flight wins.
+    var rank: (backingOff: Int, load: Int) {
+        var backingOff = 0
+        if case .idle = state, reconnects.refusal != nil { backingOff = 1 }
+        return (backingOff, inFlight + waiting.count)
     }
 
     init(loop: EventLoop, session: Int, configuration: PostgresConfiguration, stats: PostgresPoolStats,

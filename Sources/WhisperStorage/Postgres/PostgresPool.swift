@@ -8,10 +8,10 @@ import WhisperRuntime
 /// Threading design, two paths:
 /// - A single statement issued on an event loop (every store's `query`: logins, key
 ///   look-ups, reports, backups, attachments) runs on one of that loop's own sessions (the
-///   least busy of `sessionsPerLoop`), a `PostgresPipeline`: non-blocking libpq in pipeline mode on the loop's epoll, so the
-///   statement costs no thread hand-off and statements of one iteration share a round trip.
-///   A slow statement delays only the statements queued behind it on that session, never
-///   the loop's sockets, timers and Redis traffic.
+///   least busy of `sessionsPerLoop`), a `PostgresPipeline`: non-blocking libpq in pipeline
+///   mode on the loop's epoll, so the statement costs no thread hand-off and statements of
+///   one iteration share a round trip. A slow statement delays only the statements queued
+///   behind it on that session, never the loop's sockets, timers and Redis traffic.
 /// - Transactions and `withConnection` bodies (several statements with logic between them:
 ///   group changes, admin writes, migrations) and the `async` API run in blocking mode on
 ///   a small pool of worker threads (default 4), one connection each. A loop hands such a
@@ -83,18 +83,9 @@ public final class PostgresPool: Sendable {
     /// always asynchronously.
     public func query(_ sql: String, _ parameters: [PostgresValue?] = [], on loop: EventLoop,
                       _ completion: @escaping (Result<PostgresRows, PostgresError>) -> Void) {
-        if configuration.sessionsPerLoop > 0, loop.inEventLoop, let sessions = pipelines(for: loop) {
-            // Ties go to the first, so a quiet loop keeps to one session (the others never connect);
-            // a session in reconnect backoff is passed over while another can take the statement.
-            var chosen = sessions[0].value
-            for session in sessions.dropFirst() {
-                let candidate = session.value
-                if (chosen.isBackingOff && !candidate.isBackingOff)
-                    || (chosen.isBackingOff == candidate.isBackingOff && candidate.load < chosen.load) {
-                    chosen = candidate
-                }
-            }
-            return chosen.query(sql, parameters, completion)
+        if configuration.sessionsPerLoop > 0, loop.inEventLoop,
+           let chosen = pipelines(for: loop)?.min(by: { $0.value.rank < $1.value.rank }) {
+            return chosen.value.query(sql, parameters, completion)
         }
         withConnection(on: loop, { connection throws(PostgresError) in
             try connection.query(sql, parameters)
