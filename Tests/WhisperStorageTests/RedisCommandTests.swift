@@ -16,11 +16,12 @@ struct RedisCommandTests {
         command.append("pre:", "id")
         command.append("a", "b", "c")
         command.append("w:", "x", ":", "y")
+        command.append("m:{", "to", "}:", "from", ":", "id")
         command.append(Int64(-9_223_372_036_854_775_808))
         command.append(0)
         command.append("")
-        #expect(Self.text(command.finish()) == "*6\r\n$6\r\npre:id\r\n$3\r\nabc\r\n$5\r\nw:x:y\r\n"
-                + "$20\r\n-9223372036854775808\r\n$1\r\n0\r\n$0\r\n\r\n")
+        #expect(Self.text(command.finish()) == "*7\r\n$6\r\npre:id\r\n$3\r\nabc\r\n$5\r\nw:x:y\r\n"
+                + "$14\r\nm:{to}:from:id\r\n$20\r\n-9223372036854775808\r\n$1\r\n0\r\n$0\r\n\r\n")
     }
 
     @Test func manyArguments_countWithMoreDigits_inTheSameRoom() {

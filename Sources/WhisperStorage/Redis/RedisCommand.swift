@@ -96,6 +96,29 @@ public struct RedisCommand: Sendable {
         }
     }
 
+    /// One argument made of six parts (a key with a hash tag: prefix and `{`, the tagged id,
+    /// `}:`, an id, a separator, an id).
+    public mutating func append(_ first: String, _ second: String, _ third: String, _ fourth: String, _ fifth: String,
+                                _ sixth: String) {
+        let length = first.utf8.count + second.utf8.count + third.utf8.count + fourth.utf8.count + fifth.utf8.count
+            + sixth.utf8.count
+        appendLengthLine(marker: UInt8(ascii: "$"), length)
+        appendBytes(of: first)
+        appendBytes(of: second)
+        appendBytes(of: third)
+        appendBytes(of: fourth)
+        appendBytes(of: fifth)
+        appendBytes(of: sixth)
+        buffer.append(UInt8(ascii: "\r"))
+        buffer.append(UInt8(ascii: "\n"))
+        count += 1
+    }
+
+    private mutating func appendBytes(of text: String) {
+        var text = text
+        text.withUTF8 { buffer.append(contentsOf: $0) }
+    }
+
     /// One argument of up to four parts (no variadic: that would allocate an array).
     private mutating func appendArgument(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer? = nil,
                                          _ third: UnsafeRawBufferPointer? = nil, _ fourth: UnsafeRawBufferPointer? = nil) {
