@@ -63,6 +63,15 @@ import Testing
         #expect(try Self.object(frame)["payload"]?.objectValue?.keys == ["messageId", "from", "status", "timestamp"])
     }
 
+    @Test func messageDeliveredParts_aroundAnyId_areTheWholeFrame() throws {
+        let from = try #require(WhisperID.validate(F.recipient))
+        let parts = MessageFrames.messageDeliveredParts(from: from, status: .delivered, timestamp: 7)
+        for id in [F.messageId, F.messageId.uppercased()] {
+            #expect(parts.head + Array(id.utf8) + parts.tail
+                    == MessageFrames.messageDelivered(messageIdText: id, from: from, status: .delivered, timestamp: 7))
+        }
+    }
+
     @Test func receiptAccepted_answersTheReceipt() throws {
         let frame = MessageFrames.receiptAccepted(messageIdText: F.messageId, status: .delivered, requestId: "d1")
         #expect(text(frame) == #"{"type":"receipt_accepted","requestId":"d1","payload":{"messageId":"\#(F.messageId)","status":"delivered"}}"#)

@@ -61,6 +61,9 @@ import WhisperProtocol
         #expect(harness.send(harness.message).failure == .rateLimited(retryAfterMs: 1_234))
         harness.store.acceptOutcome = .queueFull
         #expect(harness.send(harness.message).failure == .rateLimited(retryAfterMs: MessagingService.queueFullRetryAfterMs))
+        // A recipient that blocked the sender: acknowledged like any message, nothing routed.
+        harness.store.acceptOutcome = .dropped
+        #expect(harness.send(harness.message).isSuccess)
         #expect(harness.router.deliveries.isEmpty)
         #expect(harness.metrics.rateLimited.labels("send").value == 1)
     }
@@ -76,13 +79,17 @@ import WhisperProtocol
         harness.store.receiptOutcome = .repeated
         #expect(harness.receipt(receipt, as: recipient).isSuccess)
         #expect(harness.router.deliveries.isEmpty)
-        harness.store.receiptOutcome = .applied(removed: true, routing: .local(LiveRoute(node: "n1", loop: 0, connection: 2)))
+        // The store answers the id as the sender spelt it; the notification carries that spelling.
+        let spelt = receipt.messageIdText.uppercased()
+        harness.store.receiptOutcome = .applied(removed: true, routing: .local(LiveRoute(node: "n1", loop: 0, connection: 2)),
+                                                messageIdText: spelt)
         #expect(harness.receipt(receipt, as: recipient).isSuccess)
         let delivery = try #require(harness.router.deliveries.first)
         #expect(delivery.kind == .event && delivery.user == harness.message.from)
-        #expect(delivery.frame == MessageFrames.messageDelivered(messageIdText: receipt.messageIdText, from: recipient,
-                                                                  status: .delivered, timestamp: 7))
-        #expect(harness.store.receipts.last?.sender == harness.message.from)
+        #expect(delivery.frame == MessageFrames.messageDelivered(messageIdText: spelt, from: recipient, status: .delivered, timestamp: 7))
+        let stored = try #require(harness.store.receipts.last)
+        #expect(stored.sender == harness.message.from && stored.messageIdText == receipt.messageIdText)
+        #expect(stored.notification.head + Array(spelt.utf8) + stored.notification.tail == delivery.frame)
     }
 }
 
@@ -94,7 +101,7 @@ final class FakeMessageStore: MessageStore {
         completion(.success(acceptedKeys.contains("\(from.string) \(messageId.string) \(to.string)")))
     }
     var acceptOutcome = AcceptOutcome.accepted(cursor: PendingCursor(milliseconds: 1, sequence: 0), routing: .offline)
-    var receiptOutcome = ReceiptOutcome.applied(removed: true, routing: .offline)
+    var receiptOutcome = ReceiptOutcome.applied(removed: true, routing: .offline, messageIdText: "")
     var accepted: [MessageAcceptance] = []
     var receipts: [ReceiptApplication] = []
 

@@ -76,6 +76,18 @@ public enum MessageFrames {
         }
     }
 
+    /// `message_delivered` cut around its `messageId` value: the receipt script finds the id as
+    /// the message's sender spelt it (contract §15) in Redis and writes `head + id + tail`, which
+    /// is `messageDelivered(messageIdText: id, …)` byte for byte.
+    public static func messageDeliveredParts(from: WhisperID, status: ReceiptStatus, timestamp: Int64) -> (head: [UInt8], tail: [UInt8]) {
+        let frame = messageDelivered(messageIdText: "", from: from, status: status, timestamp: timestamp)
+        let cut = messageDeliveredHead.utf8.count
+        return (Array(frame[..<cut]), Array(frame[cut...]))
+    }
+
+    /// Everything of a `message_delivered` frame before the `messageId` value (it is the first member).
+    static let messageDeliveredHead = #"{"type":"message_delivered","payload":{"messageId":""#
+
     /// Reply to `delivery_receipt`. The spec defines no acknowledgement; this one tells the client
     /// the receipt was processed, so it can stop retrying it.
     ///

@@ -50,45 +50,54 @@ enum MessageScripts {
 
         """
 
-    /// KEYS: 1 msg:{from}:{id}, 2 pending:{to}, 3 route:{to}, 4 peers:{from}, 5 peers:{to},
-    /// 6 pending-count, 7 pending-index, 8 push-wake:{to}, [9 group-epoch:{groupId} for a group
-    /// message,] then the SEND rate-limit logs.
+    /// KEYS: 1 msg:{to}:from:id, 2 pending:{to}, 3 route:{to}, 4 peers:{from}, 5 peers:{to},
+    /// 6 pending-count, 7 pending-index, 8 push-wake:{to}, 9 blocked:{to}, [10 group-epoch:{groupId},
+    /// 11 group-charge:{from}:groupId:id for a group message,] then the SEND rate-limit logs.
     /// ARGV: 1 to, 2 from, 3 payload, 4 pending TTL ms, 5 peer TTL ms, 6 max pending,
     /// 7 this node, 8 node key prefix, 9 delivery channel prefix, 10 received-at µs,
     /// 11 rate-limit hit name, 12 the group epoch the membership was checked under ('' for a
-    /// direct message), 13 push coalescing window ms ('0': no push), 14… count/window pairs of
-    /// the rate-limit logs.
-    /// Returns {4} group membership changed, {3, wait ms} rate limited, {1} duplicate,
-    /// {2} queue full, {0, entryId, routing, woke}: woke = 1 when the recipient is offline and
-    /// this call claimed its push window (`SET NX PX`, as `RedisWakeUpClaims` does), so the
-    /// caller sends the wake-up. The epoch is checked first: a stale check charges nothing
-    /// (docs/protocol.md "Groups").
+    /// direct message), 13 push coalescing window ms ('0': no push), 14 the messageId as the
+    /// sender spelt it, 15… count/window pairs of the rate-limit logs.
+    /// Returns {4} group membership changed, {3, wait ms} rate limited, {5} dropped (the
+    /// recipient blocked the sender), {1} duplicate, {2} queue full, {0, entryId, routing, woke}:
+    /// woke = 1 when the recipient is offline and this call claimed its push window (`SET NX
+    /// PX`, as `RedisWakeUpClaims` does), so the caller sends the wake-up. The epoch is checked
+    /// first: a stale check charges nothing (docs/protocol.md "Groups"). A group message is
+    /// charged once: the first of its envelopes to pass the limit marks the group-charge key,
+    /// and the others skip the limit (contract §15).
     static let accept = RedisScript(source: prelude + RedisRateLimitStore.lua + """
-        local now = now_ms()
-        local first_limit = 9
-        if ARGV[12] ~= '' then
-          if (redis.call('GET', KEYS[9]) or '\(GroupScripts.noEpoch)') ~= ARGV[12] then return {4} end
-          first_limit = 10
-        end
-        local wait = rate_limit(KEYS, first_limit, ARGV[11], ARGV, 14, now)
-        if wait > 0 then return {3, wait} end
-        if redis.call('EXISTS', KEYS[1]) == 1 then return {1} end
+        local record, pending, route_key = KEYS[1], KEYS[2], KEYS[3]
+        local pending_count, pending_index, push_wake, blocked = KEYS[6], KEYS[7], KEYS[8], KEYS[9]
+        local to, from, payload, spelt = ARGV[1], ARGV[2], ARGV[3], ARGV[14]
         local ttl = tonumber(ARGV[4])
+        local now = now_ms()
+        local first_limit, group_charge = 10, nil
+        if ARGV[12] ~= '' then
+          if (redis.call('GET', KEYS[10]) or '\(GroupScripts.noEpoch)') ~= ARGV[12] then return {4} end
+          first_limit, group_charge = 12, KEYS[11]
+        end
+        if not group_charge or redis.call('EXISTS', group_charge) == 0 then
+          local wait = rate_limit(KEYS, first_limit, ARGV[11], ARGV, 15, now)
+          if wait > 0 then return {3, wait} end
+          if group_charge then redis.call('SET', group_charge, '1', 'PX', ttl) end
+        end
+        if redis.call('SISMEMBER', blocked, from) == 1 then return {5} end
+        if redis.call('EXISTS', record) == 1 then return {1} end
         -- Expired entries are trimmed by fetch and by the sweeper, not here: the cap may
         -- count a few of them, which only makes it stricter.
-        if redis.call('XLEN', KEYS[2]) >= tonumber(ARGV[6]) then return {2} end
-        local id = redis.call('XADD', KEYS[2], '*', 'm', ARGV[3])
-        redis.call('PEXPIRE', KEYS[2], ttl + 3600000)
-        redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. id, 'PX', ttl)
-        redis.call('INCR', KEYS[6])
-        redis.call('ZADD', KEYS[7], now, ARGV[1])
+        if redis.call('XLEN', pending) >= tonumber(ARGV[6]) then return {2} end
+        local id = redis.call('XADD', pending, '*', 'm', payload)
+        redis.call('PEXPIRE', pending, ttl + 3600000)
+        redis.call('SET', record, id .. ' ' .. spelt, 'PX', ttl)
+        redis.call('INCR', pending_count)
+        redis.call('ZADD', pending_index, now, to)
         local peer_ttl = tonumber(ARGV[5])
         -- A pair that talks keeps its score (and the set its TTL) refreshed at most once per
         -- 1/1000 of the window (43 min of 30 days): a read per message instead of two writes
         -- (fewer commands, and a smaller AOF). Every write is a ZADD with its PEXPIRE, so the
         -- set lives at least the window past its newest score.
         local stale = now - math.floor(peer_ttl / 1000)
-        for i, peer in ipairs({ARGV[1], ARGV[2]}) do
+        for i, peer in ipairs({to, from}) do
           local key = KEYS[3 + i]
           local seen = redis.call('ZSCORE', key, peer)
           if not seen or tonumber(seen) < stale then
@@ -98,10 +107,10 @@ enum MessageScripts {
             redis.call('PEXPIRE', key, peer_ttl)
           end
         end
-        local frame = function() return \(lua(MessageFrames.messageReceivedPrefix)) .. ARGV[3] .. \(lua(MessageFrames.messageReceivedSuffix)) end
-        local where = route(KEYS[3], ARGV[1], 'm', ARGV[10], frame, ARGV[7], ARGV[8], ARGV[9])
+        local frame = function() return \(lua(MessageFrames.messageReceivedPrefix)) .. payload .. \(lua(MessageFrames.messageReceivedSuffix)) end
+        local where = route(route_key, to, 'm', ARGV[10], frame, ARGV[7], ARGV[8], ARGV[9])
         local woke = 0
-        if where == 'offline' and ARGV[13] ~= '0' and redis.call('SET', KEYS[8], '1', 'NX', 'PX', ARGV[13]) then
+        if where == 'offline' and ARGV[13] ~= '0' and redis.call('SET', push_wake, '1', 'NX', 'PX', ARGV[13]) then
           woke = 1
         end
         return {0, id, where, woke}
@@ -124,28 +133,43 @@ enum MessageScripts {
         return redis.call('XRANGE', KEYS[1], ARGV[1], '+', 'COUNT', ARGV[2])
         """)
 
-    /// KEYS: 1 msg:{sender}:{id}, 2 pending:{recipient}, 3 route:{sender}, 4 events:{sender},
-    /// 5 pending-count.
-    /// ARGV: 1 recipient, 2 status, 3 notification frame, 4 this node, 5 node key prefix,
-    /// 6 delivery channel prefix, 7 event TTL ms, 8 max events, 9 sender.
-    /// Returns {0} unknown, {2} repeated delivered receipt, {1, removed, routing} where
-    /// routing 'offline' means the frame was kept in the sender's event queue.
+    /// KEYS: 1 msg:{recipient}:sender:id, 2 pending:{recipient}, 3 route:{sender},
+    /// 4 events:{sender}, 5 pending-count, 6 msg:sender:id (the record of a message accepted
+    /// before 2026-11-26, `RedisKeys.legacyMessage`).
+    /// ARGV: 1 recipient, 2 status, 3 and 4 the notification frame before and after its
+    /// messageId, 5 this node, 6 node key prefix, 7 delivery channel prefix, 8 event TTL ms,
+    /// 9 max events, 10 sender, 11 the messageId as the receipt spelt it (for a legacy record,
+    /// which did not keep the sender's spelling).
+    /// Returns {0} unknown, {2} repeated delivered receipt, {1, removed, routing, messageId as
+    /// the sender spelt it} where routing 'offline' means the frame was kept in the sender's
+    /// event queue.
     static let receipt = RedisScript(source: prelude + """
-        local v = redis.call('GET', KEYS[1])
-        if not v then return {0} end
-        local recipient, entry, state = string.match(v, '^(%S+) (%S+) ?(%S*)$')
-        if recipient ~= ARGV[1] then return {0} end
+        local record = KEYS[1]
+        local v = redis.call('GET', record)
+        local entry, spelt, state
+        if v then
+          entry, spelt, state = string.match(v, '^(%S+) (%S+) ?(%S*)$')
+        else
+          record = KEYS[6]
+          v = redis.call('GET', record)
+          if not v then return {0} end
+          local recipient
+          recipient, entry, state = string.match(v, '^(%S+) (%S+) ?(%S*)$')
+          if recipient ~= ARGV[1] then return {0} end
+          spelt = ARGV[11]
+        end
         local removed = 0
         if ARGV[2] == 'delivered' then
           if state == 'd' then return {2} end
           removed = redis.call('XDEL', KEYS[2], entry)
           if removed > 0 then redis.call('DECR', KEYS[5]) end
-          redis.call('SET', KEYS[1], recipient .. ' ' .. entry .. ' d', 'KEEPTTL')
+          redis.call('SET', record, v .. ' d', 'KEEPTTL')
         end
-        local frame = function() return ARGV[3] end
-        local where = route(KEYS[3], ARGV[9], 'e', '0', frame, ARGV[4], ARGV[5], ARGV[6])
-        if where == 'offline' then keep(KEYS[4], ARGV[3], ARGV[7], ARGV[8]) end
-        return {1, removed, where}
+        local notification = ARGV[3] .. spelt .. ARGV[4]
+        local frame = function() return notification end
+        local where = route(KEYS[3], ARGV[10], 'e', '0', frame, ARGV[5], ARGV[6], ARGV[7])
+        if where == 'offline' then keep(KEYS[4], notification, ARGV[8], ARGV[9]) end
+        return {1, removed, where, spelt}
         """)
 
     /// A typing signal: KEYS: 1 peers:{from}, 2 typing:{from}:{to}, 3 route:{to}, 4… TYPING

@@ -2,7 +2,7 @@ import WhisperProtocol
 import WhisperServices
 import WhisperStorage
 
-/// The attachment GC's Redis side: the delivery ledger (`msg:{from}:{id}`, written by the
+/// The attachment GC's Redis side: the delivery ledger (the `msg:` records written by the
 /// message scripts) and the lease that gives the periodic run to one node per interval.
 final class RedisAttachmentGC: DeliveryLedger {
     private let redis: RedisClient
@@ -15,16 +15,24 @@ final class RedisAttachmentGC: DeliveryLedger {
         self.node = node
     }
 
-    /// One MGET: `"<to> <entry> d"` is receipted `delivered`; a missing key is past the pending
-    /// TTL (the message can no longer be delivered); anything else is still pending.
+    /// One MGET of each row's record and its legacy record (`RedisKeys.legacyMessage`): a
+    /// record ending in ` d` is receipted `delivered`; no record at all is past the pending TTL
+    /// (the message can no longer be delivered); anything else is still pending.
     func settled(_ rows: [UndeliveredRecipient], completion: @escaping StoreCompletion<[Bool]>) {
-        let command = [Array("MGET".utf8)] + rows.map { keys.message(from: $0.uploader, id: $0.messageId) }
+        var command = [Array("MGET".utf8)]
+        for row in rows {
+            command.append(keys.message(to: row.recipient, from: row.uploader, id: row.messageId))
+            command.append(keys.legacyMessage(from: row.uploader, id: row.messageId))
+        }
         redis.send(command) { result in
             completion(RedisReplies.value(result).flatMap { value in
-                guard let items = value.array, items.count == rows.count else {
+                guard let items = value.array, items.count == 2 * rows.count else {
                     return .failure(RedisReplies.unexpected(value))
                 }
-                return .success(items.map { item in item.isNull || (item.string?.hasSuffix(" d") ?? false) })
+                return .success(rows.indices.map { index in
+                    let record = items[2 * index].isNull ? items[2 * index + 1] : items[2 * index]
+                    return record.isNull || (record.string?.hasSuffix(" d") ?? false)
+                })
             })
         }
     }

@@ -8,6 +8,8 @@ import WhisperStorage
 extension RedisKeys {
     struct JoinedNames: Sendable {
         let message, pending, events, route, peers, node, deliveryChannel, groupEpoch, rateLimit, pushWake: String
+        /// Names whose user id is a hash tag: these end in `{`.
+        let messageTag, groupChargeTag, blockedTag: String
         let pendingCount, pendingIndex: String
 
         init(prefix: String) {
@@ -21,14 +23,27 @@ extension RedisKeys {
             groupEpoch = prefix + "group-epoch:"
             rateLimit = prefix + "ratelimit:"
             pushWake = prefix + "push-wake:"
+            messageTag = prefix + "msg:{"
+            groupChargeTag = prefix + "group-charge:{"
+            blockedTag = prefix + "blocked:{"
             pendingCount = prefix + "pending-count"
             pendingIndex = prefix + "pending-index"
         }
     }
 
-    func message(from: WhisperID, id: CanonicalUUID, into command: inout RedisCommand) {
+    func message(to: WhisperID, from: WhisperID, id: CanonicalUUID, into command: inout RedisCommand) {
+        command.append(joined.messageTag, to.string, "}:", from.string, ":", id.string)
+    }
+
+    func legacyMessage(from: WhisperID, id: CanonicalUUID, into command: inout RedisCommand) {
         command.append(joined.message, from.string, ":", id.string)
     }
+
+    func groupCharge(from: WhisperID, groupId: GroupID, id: CanonicalUUID, into command: inout RedisCommand) {
+        command.append(joined.groupChargeTag, from.string, "}:", groupId.string, ":", id.string)
+    }
+
+    func blocked(_ whisperId: WhisperID, into command: inout RedisCommand) { command.append(joined.blockedTag, whisperId.string, "}") }
 
     func pending(_ whisperId: WhisperID, into command: inout RedisCommand) { command.append(joined.pending, whisperId.string) }
     func events(_ whisperId: WhisperID, into command: inout RedisCommand) { command.append(joined.events, whisperId.string) }

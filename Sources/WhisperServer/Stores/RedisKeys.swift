@@ -49,9 +49,25 @@ struct RedisKeys: Sendable {
     var pendingPrefix: String { joined.pending }
     func pending(_ whisperId: WhisperID) -> [UInt8] { Array((joined.pending + whisperId.string).utf8) }
 
-    /// `msg:{from}:{messageId lowercase}` → "`to` `entryId`[ d]": the idempotency key of an
-    /// accepted message and where it is queued (`d` once receipted); TTL = pending TTL.
-    func message(from: WhisperID, id: CanonicalUUID) -> [UInt8] { Array((joined.message + from.string + ":" + id.string).utf8) }
+    /// `msg:{<to>}:<from>:<messageId lowercase>` → "`entryId` `messageId as the sender spelt it`[ d]":
+    /// the idempotency record of one envelope (contract §15: a group message's envelopes share
+    /// the `messageId`) and where it is queued (`d` once receipted); TTL = pending TTL. Tagged
+    /// by the recipient, whose queue it indexes (a Redis Cluster hash tag).
+    func message(to: WhisperID, from: WhisperID, id: CanonicalUUID) -> [UInt8] {
+        Array((joined.messageTag + to.string + "}:" + from.string + ":" + id.string).utf8)
+    }
+
+    /// `msg:<from>:<messageId lowercase>` → "`to` `entryId`[ d]": the record servers before
+    /// 2026-11-26 wrote. Receipts and report checks still find messages accepted under it
+    /// until the last of them expires (one pending TTL after the upgrade); then it can go.
+    func legacyMessage(from: WhisperID, id: CanonicalUUID) -> [UInt8] { Array((joined.message + from.string + ":" + id.string).utf8) }
+
+    /// `group-charge:{<from>}:<groupId>:<messageId lowercase>` → set when the first envelope of
+    /// a group message was charged its SEND hit; the others go free (contract §15). TTL =
+    /// pending TTL. Tagged by the sender, like its rate-limit logs.
+    func groupCharge(from: WhisperID, groupId: GroupID, id: CanonicalUUID) -> [UInt8] {
+        Array((joined.groupChargeTag + from.string + "}:" + groupId.string + ":" + id.string).utf8)
+    }
 
     /// `events:{whisperId}` → list of frames kept for an offline user (`message_delivered`),
     /// sent after its next login.
@@ -94,6 +110,10 @@ struct RedisKeys: Sendable {
     /// `push-wake:{whisperId}` → "1" while a wake-up sent to the user coalesces later ones;
     /// TTL = `WHISPER_PUSH_COALESCE_SECONDS`; deleted when the user logs in.
     func pushWake(_ whisperId: WhisperID) -> [UInt8] { Array((joined.pushWake + whisperId.string).utf8) }
+
+    /// `blocked:{whisperId}` → set of the identities this user blocked (a copy of PostgreSQL's
+    /// `blocks`, loaded at login and kept in step by block/unblock): what the scripts check.
+    func blocked(_ whisperId: WhisperID) -> [UInt8] { bytes("blocked:{" + whisperId.string + "}") }
 
     /// `pending-count` → messages in all pending queues (for `whisper_pending_messages`).
     var pendingCount: [UInt8] { Array(joined.pendingCount.utf8) }

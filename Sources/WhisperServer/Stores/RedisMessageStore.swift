@@ -38,7 +38,7 @@ final class RedisMessageStore: MessageStore {
     func accept(_ message: MessageAcceptance, completion: @escaping StoreCompletion<AcceptOutcome>) {
         // Written straight into one command: this runs for every message (docs/benchmarks.md).
         let call = RedisScriptCall(MessageScripts.accept, capacity: 512 + message.deliveryPayload.count, keys: { command in
-            keys.message(from: message.from, id: message.messageId, into: &command)
+            keys.message(to: message.to, from: message.from, id: message.messageId, into: &command)
             keys.pending(message.to, into: &command)
             keys.route(message.to, into: &command)
             keys.peers(message.from, into: &command)
@@ -46,7 +46,11 @@ final class RedisMessageStore: MessageStore {
             command.append(keys.joined.pendingCount)
             command.append(keys.joined.pendingIndex)
             keys.pushWake(message.to, into: &command)
-            if let group = message.group { keys.groupEpoch(group.groupId, into: &command) }
+            keys.blocked(message.to, into: &command)
+            if let group = message.group {
+                keys.groupEpoch(group.groupId, into: &command)
+                keys.groupCharge(from: message.from, groupId: group.groupId, id: message.messageId, into: &command)
+            }
             keys.rateLimits(message.rateLimit.buckets, into: &command)
         }, arguments: { command in
             command.append(message.to.string)
@@ -60,6 +64,7 @@ final class RedisMessageStore: MessageStore {
             command.append(message.rateLimit.nonce)
             command.append(message.group?.epoch ?? "")
             command.append(message.wakeWindowMillis ?? 0)
+            command.append(message.messageIdText)
             RedisRateLimitStore.limitArguments(message.rateLimit.buckets, into: &command)
         })
         redis.evalScript(call, retryOnce: true, reading: { result in
@@ -69,6 +74,7 @@ final class RedisMessageStore: MessageStore {
                 case 2: return .queueFull
                 case 3: return reply.count == 2 ? reply[1]?.integer.map { .rateLimited(retryAfterMs: $0) } : nil
                 case 4: return .membershipChanged
+                case 5: return .dropped
                 default:
                     guard reply.count == 4, let cursor = reply[1]?.string.flatMap(PendingCursor.init),
                           let routing = reply[2]?.string.flatMap(Self.routing), let woke = reply[3]?.integer
@@ -101,20 +107,23 @@ final class RedisMessageStore: MessageStore {
     }
 
     func applyReceipt(_ receipt: ReceiptApplication, completion: @escaping StoreCompletion<ReceiptOutcome>) {
-        let call = RedisScriptCall(MessageScripts.receipt, capacity: 512 + receipt.notification.count, keys: { command in
-            keys.message(from: receipt.sender, id: receipt.messageId, into: &command)
+        let call = RedisScriptCall(MessageScripts.receipt, capacity: 640, keys: { command in
+            keys.message(to: receipt.recipient, from: receipt.sender, id: receipt.messageId, into: &command)
             keys.pending(receipt.recipient, into: &command)
             keys.route(receipt.sender, into: &command)
             keys.events(receipt.sender, into: &command)
             command.append(keys.joined.pendingCount)
+            keys.legacyMessage(from: receipt.sender, id: receipt.messageId, into: &command)
         }, arguments: { command in
             command.append(receipt.recipient.string)
             command.append(receipt.status.rawValue)
-            command.append(receipt.notification)
+            command.append(receipt.notification.head)
+            command.append(receipt.notification.tail)
             keys.routing(from: node, into: &command)
             command.append(settings.eventTTLMillis)
             command.append(settings.maxEventsPerUser)
             command.append(receipt.sender.string)
+            command.append(receipt.messageIdText)
         })
         redis.evalScript(call, retryOnce: true, reading: { result in
             completion(RedisReplies.tagged(result) { status, reply -> ReceiptOutcome? in
@@ -122,21 +131,24 @@ final class RedisMessageStore: MessageStore {
                 case 0: return .unknown
                 case 2: return .repeated
                 default:
-                    guard reply.count == 3, let removed = reply[1]?.integer,
-                          let routing = reply[2]?.string.flatMap(Self.routing)
+                    guard reply.count == 4, let removed = reply[1]?.integer,
+                          let routing = reply[2]?.string.flatMap(Self.routing), let spelt = reply[3]?.string
                     else { return nil }
-                    return .applied(removed: removed > 0, routing: routing)
+                    return .applied(removed: removed > 0, routing: routing, messageIdText: spelt)
                 }
             })
         })
     }
 
-    /// `msg:{from}:{id}` holds `"<to> <entry>[ d]"` for the pending TTL.
+    /// The envelope's record (`msg:{to}:from:id`) exists for the pending TTL; one accepted
+    /// before 2026-11-26 has the legacy record `msg:from:id` holding `"<to> <entry>[ d]"`.
     func wasAccepted(_ messageId: CanonicalUUID, from: WhisperID, to: WhisperID, completion: @escaping StoreCompletion<Bool>) {
-        redis.send([Array("GET".utf8), keys.message(from: from, id: messageId)]) { result in
-            completion(RedisReplies.value(result).map { value in
-                guard let text = value.string else { return false }
-                return text.split(separator: " ", maxSplits: 1).first.map(String.init) == to.string
+        redis.send([Array("MGET".utf8), keys.message(to: to, from: from, id: messageId), keys.legacyMessage(from: from, id: messageId)]) { result in
+            completion(RedisReplies.value(result).flatMap { value in
+                guard let records = value.array, records.count == 2 else { return .failure(RedisReplies.unexpected(value)) }
+                if !records[0].isNull { return .success(true) }
+                let legacyRecipient = records[1].string?.split(separator: " ", maxSplits: 1).first.map(String.init)
+                return .success(legacyRecipient == to.string)
             })
         }
     }

@@ -16,8 +16,10 @@ public struct GroupStamp: Sendable, Equatable {
 public struct MessageAcceptance: Sendable {
     public let from: WhisperID
     public let to: WhisperID
-    /// Lowercase, for the idempotency key.
+    /// Lowercase: with `from` and `to`, the idempotency key of the envelope (contract §15).
     public let messageId: CanonicalUUID
+    /// The id as the sender spelt it: kept with the message, for its `message_delivered`.
+    public let messageIdText: String
     /// The `message_received` payload, the sender's bytes (`SendMessagePayload.deliveryPayload`).
     public let deliveryPayload: [UInt8]
     /// Wall clock (µs) when the frame was read, carried to the delivering node for
@@ -26,17 +28,19 @@ public struct MessageAcceptance: Sendable {
     /// The SEND rate limit, checked and charged in the same atomic step before anything else.
     public let rateLimit: RateLimitCharge
     /// A group message: checked first, so a membership that changed since the check refuses
-    /// the message (`.membershipChanged`) before anything is charged or stored.
+    /// the message (`.membershipChanged`) before anything is charged or stored. All envelopes
+    /// of one group message (`from`, `groupId`, `messageId`) are charged one SEND hit together.
     public let group: GroupStamp?
     /// Push is on: when the recipient turns out to be offline, claim its push coalescing
     /// window (this many ms) in the same step (`AcceptOutcome.accepted(wakeClaimed:)`).
     public let wakeWindowMillis: Int64?
 
-    public init(from: WhisperID, to: WhisperID, messageId: CanonicalUUID, deliveryPayload: [UInt8],
+    public init(from: WhisperID, to: WhisperID, messageId: CanonicalUUID, messageIdText: String, deliveryPayload: [UInt8],
                 receivedAtMicros: Int64, rateLimit: RateLimitCharge, group: GroupStamp? = nil, wakeWindowMillis: Int64? = nil) {
         self.from = from
         self.to = to
         self.messageId = messageId
+        self.messageIdText = messageIdText
         self.deliveryPayload = deliveryPayload
         self.receivedAtMicros = receivedAtMicros
         self.rateLimit = rateLimit
@@ -49,8 +53,11 @@ public enum AcceptOutcome: Sendable, Equatable {
     /// Queued for the recipient under `cursor`, and routed; `wakeClaimed`: the recipient was
     /// offline and this accept claimed its push window, so the caller sends the wake-up.
     case accepted(cursor: PendingCursor, routing: Routing, wakeClaimed: Bool = false)
-    /// (from, messageId) was accepted before: nothing queued, nothing delivered.
+    /// (from, to, messageId) was accepted before: nothing queued, nothing delivered.
     case duplicate
+    /// The recipient blocked the sender: charged and acknowledged as usual, but nothing is
+    /// queued, delivered or remembered (the sender is not told; docs/protocol.md "Blocking").
+    case dropped
     /// The recipient's queue holds the maximum number of messages.
     case queueFull
     /// A SEND rate limit is exhausted: nothing was charged or stored.
@@ -79,15 +86,20 @@ public struct ReceiptApplication: Sendable {
     /// The message's sender, who gets `message_delivered`.
     public let sender: WhisperID
     public let messageId: CanonicalUUID
+    /// The id as the receipt spelt it: stands in for the sender's spelling only for a message
+    /// whose record predates the spelling (accepted before the 2026-11-26 upgrade).
+    public let messageIdText: String
     public let status: ReceiptStatus
-    /// The complete `message_delivered` frame for the sender.
-    public let notification: [UInt8]
+    /// The sender's `message_delivered` frame around its `messageId`
+    /// (`MessageFrames.messageDeliveredParts`): the store writes in the sender's spelling.
+    public let notification: (head: [UInt8], tail: [UInt8])
 
-    public init(recipient: WhisperID, sender: WhisperID, messageId: CanonicalUUID, status: ReceiptStatus,
-                notification: [UInt8]) {
+    public init(recipient: WhisperID, sender: WhisperID, messageId: CanonicalUUID, messageIdText: String,
+                status: ReceiptStatus, notification: (head: [UInt8], tail: [UInt8])) {
         self.recipient = recipient
         self.sender = sender
         self.messageId = messageId
+        self.messageIdText = messageIdText
         self.status = status
         self.notification = notification
     }
@@ -95,11 +107,11 @@ public struct ReceiptApplication: Sendable {
 
 public enum ReceiptOutcome: Sendable, Equatable {
     /// Applied; `removed` when a `delivered` receipt took the message out of the queue.
-    /// The notification was routed.
-    case applied(removed: Bool, routing: Routing)
+    /// The notification, with the id as the sender spelt it (`messageIdText`), was routed.
+    case applied(removed: Bool, routing: Routing, messageIdText: String)
     /// A `delivered` receipt for a message already receipted: nothing changed, nothing sent.
     case repeated
-    /// No message (sender, messageId) addressed to this recipient is known.
+    /// No message (sender, recipient, messageId) is known.
     case unknown
 }
 
@@ -107,10 +119,11 @@ public enum ReceiptOutcome: Sendable, Equatable {
 /// one atomic step. Completions run on the caller's loop.
 public protocol MessageStore {
     /// Atomically: for a group message, refuse unless the group's epoch is the stamped one;
-    /// charge the rate limit (refuse if exhausted); unless (from, messageId) is
-    /// known, append the message to the recipient's
-    /// queue (TTL `PENDING_TTL`), remember the key as long, record both users as direct
-    /// peers, and route the `message_received` frame to the recipient's socket.
+    /// charge the rate limit (refuse if exhausted; a group message's later envelopes are not
+    /// charged again); drop the message if the recipient blocked the sender; unless
+    /// (from, to, messageId) is known, append the message to the recipient's queue (TTL
+    /// `PENDING_TTL`), remember the key as long, record both users as direct peers, and
+    /// route the `message_received` frame to the recipient's socket.
     func accept(_ message: MessageAcceptance, completion: @escaping StoreCompletion<AcceptOutcome>)
 
     /// Up to `limit` messages of `recipient`'s queue after `cursor` (from the start when nil),
@@ -118,12 +131,12 @@ public protocol MessageStore {
     func fetch(_ recipient: WhisperID, after cursor: PendingCursor?, limit: Int,
                completion: @escaping StoreCompletion<PendingPage>)
 
-    /// Atomically: check the message exists and was addressed to `receipt.recipient`; on
+    /// Atomically: check the message (sender, recipient, messageId) exists; on
     /// `delivered` remove it from the queue; route the notification to the sender, or keep it
     /// in the sender's event queue when the sender is offline.
     func applyReceipt(_ receipt: ReceiptApplication, completion: @escaping StoreCompletion<ReceiptOutcome>)
 
-    /// Whether (from, messageId) was accepted for `to` within the idempotency window (the
+    /// Whether (from, to, messageId) was accepted within the idempotency window (the
     /// pending TTL): the proof behind a verified abuse report.
     func wasAccepted(_ messageId: CanonicalUUID, from: WhisperID, to: WhisperID, completion: @escaping StoreCompletion<Bool>)
 

@@ -19,10 +19,13 @@ import WhisperProtocol
 /// 5. SEND rate limit per identity and per IP → else `RATE_LIMITED`, checked and charged as
 ///    the first part of step 6's script (one Redis round trip per message, not two);
 /// 6. one atomic store step: (a group message: unless the membership changed since step 4,
-///    which sends it back to step 4) unless (from, messageId) was seen, append to the
-///    recipient's pending queue, record the direct peers, and route `message_received` to the
+///    which sends it back to step 4) unless the recipient blocked the sender (then: acked
+///    as usual, nothing else) or (from, to, messageId) was seen, append to the recipient's
+///    pending queue, record the direct peers, and route `message_received` to the
 ///    recipient's socket (on this node: written here; on another node: published) — and
 ///    only then the sender's `message_accepted`. A repeat gets the same ack and nothing else.
+///    A group message's envelopes share one `messageId` and are charged one SEND hit
+///    together (contract §15).
 ///    A recipient without a live socket gets a push wake-up (`WakeUps`, coalesced).
 /// 7. a message carrying `attachment.objectKey`: its recipient is recorded as a reader of the
 ///    object if the sender uploaded it (`AttachmentRecorder`, after the ack is decided).
@@ -115,7 +118,7 @@ public final class MessagingService {
                 _ completion: @escaping Completion<Bool>) {
         let charge = rateLimiter.charge(.send, subjects: [.ip(client.ip), .identity(message.from.string)])
         let acceptance = MessageAcceptance(from: message.from, to: message.to, messageId: message.messageId,
-                                           deliveryPayload: message.deliveryPayload, receivedAtMicros: receivedAtMicros,
+                                           messageIdText: message.messageIdText, deliveryPayload: message.deliveryPayload, receivedAtMicros: receivedAtMicros,
                                            rateLimit: charge, group: group, wakeWindowMillis: wakeUps?.claimWindowMillis)
         store.accept(acceptance) { [self] result in
             switch result {
@@ -130,10 +133,11 @@ public final class MessagingService {
                 log.warn("pending_queue_full", whisperId: message.to.string, messageId: message.messageId.string)
                 completion(.failure(.rateLimited(retryAfterMs: Self.queueFullRetryAfterMs)))
             case .success(.duplicate):
-                if log.isEnabled(.debug) {
-                    log.debug("message_duplicate", connId: client.connection.connection, whisperId: message.from.string,
-                              messageId: message.messageId.string)
-                }
+                debugLine("message_duplicate", message, client)
+                completion(.success(true))
+            case .success(.dropped):
+                // Acknowledged as usual: the sender must not learn that it is blocked.
+                debugLine("message_dropped_blocked", message, client)
                 completion(.success(true))
             case .success(.accepted(_, let routing, let wakeClaimed)):
                 (message.groupId == nil ? acceptedDirect : acceptedGroup)?.increment()
@@ -148,9 +152,10 @@ public final class MessagingService {
                 }
                 // After the accept, off the path of messages without attachments (docs/protocol.md "Attachments").
                 if message.attachment != nil { attachments?.recordRecipient(of: message) }
-                // Per-message lines: their fields are built only when the level is on.
-                if log.isEnabled(.info) {
-                    log.info("message_accepted", connId: client.connection.connection, whisperId: message.from.string,
+                // Per-message lines pair a sender with a recipient: debug only (docs/security.md),
+                // and their fields are built only when the level is on.
+                if log.isEnabled(.debug) {
+                    log.debug("message_accepted", connId: client.connection.connection, whisperId: message.from.string,
                              messageId: message.messageId.string,
                              ["to": .string(message.to.string), "msgType": .string(message.kind.rawValue),
                               "ciphertextBytes": .int(message.ciphertextByteCount), "routing": .string(routing.logName),
@@ -159,6 +164,11 @@ public final class MessagingService {
                 completion(.success(true))
             }
         }
+    }
+
+    private func debugLine(_ event: StaticString, _ message: SendMessagePayload, _ client: ClientRef) {
+        guard log.isEnabled(.debug) else { return }
+        log.debug(event, connId: client.connection.connection, whisperId: message.from.string, messageId: message.messageId.string)
     }
 
     // MARK: fetch_pending
@@ -189,10 +199,9 @@ public final class MessagingService {
         guard receipt.from == session.whisperId else {
             return completion(.failure(.forbidden("from is not the session's whisperId")))
         }
-        let notification = MessageFrames.messageDelivered(messageIdText: receipt.messageIdText, from: receipt.from,
-                                                          status: receipt.status, timestamp: receipt.timestamp)
+        let notification = MessageFrames.messageDeliveredParts(from: receipt.from, status: receipt.status, timestamp: receipt.timestamp)
         let application = ReceiptApplication(recipient: receipt.from, sender: receipt.to, messageId: receipt.messageId,
-                                             status: receipt.status, notification: notification)
+                                             messageIdText: receipt.messageIdText, status: receipt.status, notification: notification)
         store.applyReceipt(application) { [self] result in
             switch result {
             case .failure(let error):
@@ -201,14 +210,17 @@ public final class MessagingService {
                 completion(.failure(.notFound("unknown message")))
             case .success(.repeated):
                 completion(.success(()))
-            case .success(.applied(let removed, let routing)):
+            case .success(.applied(let removed, let routing, let spelt)):
                 switch routing {
-                case .local(let route): router.deliver(notification, to: receipt.to, at: route, kind: .event, receivedAtMicros: 0)
+                case .local(let route):
+                    let frame = MessageFrames.messageDelivered(messageIdText: spelt, from: receipt.from, status: receipt.status,
+                                                               timestamp: receipt.timestamp)
+                    router.deliver(frame, to: receipt.to, at: route, kind: .event, receivedAtMicros: 0)
                 case .offline: wakeUps?.wake(receipt.to)  // the event was kept for its next login
                 case .remote: break
                 }
-                if log.isEnabled(.info) {
-                    log.info("message_receipt", connId: client.connection.connection, whisperId: receipt.from.string,
+                if log.isEnabled(.debug) {
+                    log.debug("message_receipt", connId: client.connection.connection, whisperId: receipt.from.string,
                              messageId: receipt.messageId.string,
                              ["to": .string(receipt.to.string), "status": .string(receipt.status.rawValue),
                               "removed": .bool(removed), "routing": .string(routing.logName)])
