@@ -74,7 +74,8 @@ public final class TestServer: Sendable {
     public var publicPort: Int { server.publicPort }
     public var adminPort: Int { server.adminPort }
 
-    public init(_ overrides: [String: String] = [:]) async throws {
+    /// `logSink` captures the server's log (e.g. a `MemoryLogSink`); by default it goes to stdout.
+    public init(_ overrides: [String: String] = [:], logSink: (any LogSink)? = nil) async throws {
         var environment = [
             "WHISPER_PUBLIC_ADDR": "127.0.0.1:0",
             "WHISPER_ADMIN_ADDR": "127.0.0.1:0",
@@ -89,7 +90,7 @@ public final class TestServer: Sendable {
         ]
         environment.merge(overrides) { $1 }
         let config = try ServerConfig.load(environment: environment)
-        log = Log(level: config.logLevel)
+        log = Log(level: config.logLevel, sink: logSink ?? FileDescriptorLogSink.standardOutput)
         server = try WhisperServer(config: config, log: log, metrics: WhisperMetrics(registry: MetricsRegistry()))
         if config.databaseURL != nil { _ = try await server.migrate() }
     }

@@ -28,8 +28,9 @@ extension LoopContext {
         }
         guard kind == .message else { return }
         shared.metrics.deliveredLive(receivedAtMicros: receivedAtMicros)
-        if shared.log.isEnabled(.info) {
-            shared.log.info("message_delivered", connId: sockets.first?.connection.id, whisperId: user.string,
+        // Per message: debug, so the default level keeps no trace of each delivery (docs/security.md).
+        if shared.log.isEnabled(.debug) {
+            shared.log.debug("message_delivered", connId: sockets.first?.connection.id, whisperId: user.string,
                             ["path": "live", "bytes": .int(byteCount)])
         }
     }

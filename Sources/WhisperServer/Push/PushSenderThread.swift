@@ -160,7 +160,8 @@ final class PushSenderThread {
         let elapsedMs = Double(MonotonicClock.now() - attempt.firstStartedNanos) / 1e6
         switch verdict {
         case .sent:
-            log.info("push_sent", whisperId: job.user.string, latencyMs: elapsedMs,
+            // Per wake-up, so per message or call: debug (failures stay at warn).
+            log.debug("push_sent", whisperId: job.user.string, latencyMs: elapsedMs,
                      ["provider": .string(provider.name.rawValue), "kind": .string(kind), "attempts": .int(attempt.number)])
         case .unregistered:
             outcomes.unregistered(job)

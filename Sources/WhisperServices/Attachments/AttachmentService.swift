@@ -80,9 +80,12 @@ public final class AttachmentService: AttachmentRecorder {
                                             headers: headers.map { (name: $0.name, value: $0.value) },
                                             expiresSeconds: ttl, nowSeconds: nowMillis / 1000)
                 presigned?.increment()
-                log.info("attachment_presigned", whisperId: session.whisperId.string,
-                         ["objectKey": .string(objectKey), "contentType": .string(request.contentType),
-                          "sizeBytes": .int(Int(clamping: request.sizeBytes))])
+                // Per attachment, so per message: debug (docs/operations.md "Logs").
+                if log.isEnabled(.debug) {
+                    log.debug("attachment_presigned", whisperId: session.whisperId.string,
+                              ["objectKey": .string(objectKey), "contentType": .string(request.contentType),
+                               "sizeBytes": .int(Int(clamping: request.sizeBytes))])
+                }
                 completion(.success(PresignedUpload(uploadURL: url, objectKey: objectKey,
                                                     expiresAtMillis: (nowMillis / 1000 + Int64(ttl)) * 1000,
                                                     headers: headers)))
@@ -122,8 +125,9 @@ public final class AttachmentService: AttachmentRecorder {
         store.recordRecipient(objectKey: attachment.objectKey, sender: message.from, recipient: message.to,
                               messageId: message.messageId.string) { [log] result in
             if case .failure(let error) = result {
+                // The sender only: with the recipient beside it the line would record who wrote to whom.
                 log.error("attachment_recipient_failed", whisperId: message.from.string, messageId: message.messageId.string,
-                          ["to": .string(message.to.string), "reason": .string(error.description)])
+                          ["reason": .string(error.description)])
             }
         }
     }

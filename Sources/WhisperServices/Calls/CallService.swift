@@ -132,8 +132,9 @@ public final class CallService {
                 if signal.kind == .initiate { wakeUps?.ring(signal.to, callId: signal.callId) }
                 if signal.kind == .end { wakeUps?.wake(signal.to) }
             }
-            if log.isEnabled(.info), signal.kind != .iceCandidate {
-                log.info("call_signal", connId: client.connection.connection, whisperId: signal.from.string,
+            // Caller beside callee draws the social graph: debug only (docs/security.md).
+            if log.isEnabled(.debug), signal.kind != .iceCandidate {
+                log.debug("call_signal", connId: client.connection.connection, whisperId: signal.from.string,
                          ["type": .string(signal.kind.rawValue), "callId": .string(signal.callId.string),
                           "to": .string(signal.to.string), "ciphertextBytes": .int(signal.ciphertextByteCount),
                           "routing": .string(routing.logName), "setup": .string(setup?.rawValue ?? "")])

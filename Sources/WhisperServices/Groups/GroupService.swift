@@ -130,8 +130,9 @@ public final class GroupService {
                     case .remote: break
                     }
                 }
-                if log.isEnabled(.info) {
-                    log.info(kind == .created ? "group_created" : "group_updated", connId: client.connection.connection,
+                // A group id beside a member's id draws the social graph: debug only (docs/security.md).
+                if log.isEnabled(.debug) {
+                    log.debug(kind == .created ? "group_created" : "group_updated", connId: client.connection.connection,
                              whisperId: actor.string,
                              ["groupId": .string(state.groupId.string), "members": .int(state.memberIds.count),
                               "added": .int(state.added.count), "removed": .int(state.removed.count),
