@@ -13,17 +13,13 @@ public enum ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
     case conflict(variable: String, reason: String)
     /// A `WHISPER_RATE_*` name whose action is unknown: a typo must not silently keep the default.
     case unknownVariable(variable: String, hint: String)
-    /// A line of the optional config file does not parse.
-    case fileSyntax(line: Int, reason: String)
 
-    /// The variable the error is about (`"config file"` for file syntax errors).
+    /// The variable the error is about.
     public var variable: String {
         switch self {
         case .invalidValue(let variable, _, _), .missing(let variable, _),
              .conflict(let variable, _), .unknownVariable(let variable, _):
             return variable
-        case .fileSyntax:
-            return "config file"
         }
     }
 
@@ -37,8 +33,6 @@ public enum ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(variable): \(reason)"
         case .unknownVariable(let variable, let hint):
             return "\(variable): unknown variable; \(hint)"
-        case .fileSyntax(let line, let reason):
-            return "config file line \(line): \(reason)"
         }
     }
 
