@@ -1,11 +1,11 @@
 import Foundation
 
-/// Where the `NNNN_name.sql` files live: `WHISPER_MIGRATIONS_DIR` if set, else the first of
-/// `./migrations`, the source tree next to a SwiftPM build (`.build/<config>/../../migrations`)
-/// and `/usr/share/whisper/migrations` that exists.
+/// Where the `NNNN_name.sql` files live: `WHISPER_MIGRATIONS_DIR` (`ServerConfig.migrationsDirectory`)
+/// if set, else the first of `./migrations`, the source tree next to a SwiftPM build
+/// (`.build/<config>/../../migrations`) and `/usr/share/whisper/migrations` that exists.
 enum MigrationsDirectory {
-    static func locate(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let explicit = environment["WHISPER_MIGRATIONS_DIR"], !explicit.isEmpty { return explicit }
+    static func locate(explicit: String?) -> String {
+        if let explicit { return explicit }
         let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()
         let candidates = [
             FileManager.default.currentDirectoryPath + "/migrations",

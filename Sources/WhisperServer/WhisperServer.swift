@@ -34,7 +34,9 @@ public final class WhisperServer: Sendable {
                                                               sessionsPerLoop: config.postgresLoopSessions),
                          log: storageLog)
         }
-        let migrator = try postgres.map { try Migrator(pool: $0, directory: MigrationsDirectory.locate(), log: storageLog) }
+        let migrator = try postgres.map {
+            try Migrator(pool: $0, directory: MigrationsDirectory.locate(explicit: config.migrationsDirectory), log: storageLog)
+        }
         let group = try EventLoopGroup(threads: config.threads)
         self.group = group
         group.start()
@@ -103,10 +105,11 @@ public final class WhisperServer: Sendable {
     }
 
     /// `whisper-server migrate`: applies pending migrations without starting any loop.
-    public static func migrate(databaseURL: String, log: Log) async throws -> Int {
+    public static func migrate(databaseURL: String, migrationsDirectory: String?, log: Log) async throws -> Int {
         let pool = PostgresPool(url: databaseURL, size: 1, log: storageLog(log))
         defer { pool.shutdown() }
-        return try await Migrator(pool: pool, directory: MigrationsDirectory.locate(), log: storageLog(log)).migrate().count
+        let directory = MigrationsDirectory.locate(explicit: migrationsDirectory)
+        return try await Migrator(pool: pool, directory: directory, log: storageLog(log)).migrate().count
     }
 
     static func storageLog(_ log: Log) -> StorageLog {

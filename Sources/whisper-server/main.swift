@@ -39,14 +39,15 @@ struct Serve: AsyncParsableCommand {
         let log = Log(level: config.logLevel)
         log.info("starting", ["threads": .int(config.threads), "public": .string(config.publicAddress.description),
                               "admin": .string(config.adminAddress.description), "echo": .bool(config.testEcho)])
-        if config.testEcho { log.warn("test_echo_mode", ["note": "WHISPER_TEST_ECHO is for conformance tests only"]) }
+        config.logStartupWarnings(log)
         let server: WhisperServer
         do {
             // Migrations first: WhisperServer's init already listens, and a client served before the
             // schema exists got INTERNAL_ERROR ("relation does not exist") although /health said 200.
             if config.migrateOnStart {
                 guard let databaseURL = config.databaseURL else { throw ServerStartError.noDatabase }
-                let applied = try await WhisperServer.migrate(databaseURL: databaseURL, log: log)
+                let applied = try await WhisperServer.migrate(databaseURL: databaseURL,
+                                                              migrationsDirectory: config.migrationsDirectory, log: log)
                 log.info("migrated", ["applied": .int(applied)])
             }
             server = try WhisperServer(config: config, log: log, metrics: WhisperMetrics(registry: MetricsRegistry()))
@@ -91,12 +92,14 @@ struct Migrate: AsyncParsableCommand {
     func run() async throws {
         let config = loadConfig()
         let log = Log(level: config.logLevel)
+        config.logStartupWarnings(log)
         guard let url = config.databaseURL else {
             FileHandle.standardError.write(Data("whisper-server: WHISPER_DATABASE_URL: required for migrate\n".utf8))
             throw ExitCode(2)
         }
         do {
-            let applied = try await WhisperServer.migrate(databaseURL: url, log: log)
+            let applied = try await WhisperServer.migrate(databaseURL: url, migrationsDirectory: config.migrationsDirectory,
+                                                          log: log)
             log.info("migrated", ["applied": .int(applied)])
         } catch {
             log.error("migrate_failed", ["reason": .string("\(error)")])

@@ -233,7 +233,8 @@ import WhisperProtocol
 
     @Test func unknownWhisperVariable_isReportedNotFatal() throws {
         let config = try loadConfig(["WHISPER_PUBLC_ADDR": "x", "WHISPER_APNS_KEY": "y", "HOME": "/root"])
-        #expect(config.unrecognizedVariables == ["WHISPER_APNS_KEY", "WHISPER_PUBLC_ADDR"])
+        #expect(config.unrecognizedVariables == [UnknownVariable(name: "WHISPER_APNS_KEY", suggestion: nil),
+                                                 UnknownVariable(name: "WHISPER_PUBLC_ADDR", suggestion: "WHISPER_PUBLIC_ADDR")])
     }
 
     @Test func errorValue_withControlCharacters_staysOnOneLine() {

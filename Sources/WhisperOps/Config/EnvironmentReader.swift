@@ -1,17 +1,31 @@
 /// Typed access to the environment with the house rules applied in one place: an empty value
 /// means unset, parsed values are trimmed, secrets are taken verbatim, and every failure is a
 /// one-line `ConfigError` naming the variable.
+///
+/// It also remembers every name it was asked for (`askedNames`): the variables the
+/// configuration knows are exactly the ones its loaders read, so the list that the unknown-variable
+/// warning checks against cannot drift from the code (docs/operations.md "Configuration").
 struct EnvironmentReader {
     let environment: [String: String]
+    private let asked = AskedNames()
+
+    init(environment: [String: String]) {
+        self.environment = environment
+    }
+
+    /// Every name `raw` or `trimmed` (and so every typed accessor) was called with.
+    var askedNames: Set<String> { asked.names }
 
     /// The raw value; nil when unset or empty. For secrets and paths, which are not trimmed.
     func raw(_ name: String) -> String? {
+        asked.names.insert(name)
         guard let value = environment[name], !value.isEmpty else { return nil }
         return value
     }
 
     /// The value without surrounding whitespace; nil when unset or blank.
     func trimmed(_ name: String) -> String? {
+        asked.names.insert(name)
         guard let value = environment[name] else { return nil }
         let trimmed = value.trimmingASCIIWhitespace()
         return trimmed.isEmpty ? nil : trimmed
@@ -55,4 +69,10 @@ struct EnvironmentReader {
         }
         return address
     }
+}
+
+/// The names one `EnvironmentReader` was asked for; a class so that the reader, passed by value
+/// to every loader, records into one set. Used on the loading thread only.
+private final class AskedNames {
+    var names: Set<String> = []
 }

@@ -51,11 +51,12 @@ public struct PushSettings: Sendable, Equatable {
     public static let fcmEndpoint = "https://fcm.googleapis.com"
 
     static let apnsVariables = ["WHISPER_APNS_KEY_FILE", "WHISPER_APNS_KEY_ID", "WHISPER_APNS_TEAM_ID", "WHISPER_APNS_TOPIC"]
-    static let variables = apnsVariables + ["WHISPER_APNS_ENDPOINT", "WHISPER_FCM_CREDENTIALS_FILE", "WHISPER_FCM_ENDPOINT",
-                                            "WHISPER_PUSH_CA_FILE"]
 
     static func load(from environment: EnvironmentReader) throws(ConfigError) -> PushSettings {
         var settings = PushSettings(apns: nil, fcm: nil, caFile: environment.raw("WHISPER_PUSH_CA_FILE"))
+        // Read whether or not their provider is on, so that they count as known variables.
+        let apnsEndpoint = environment.trimmed("WHISPER_APNS_ENDPOINT")
+        let fcmEndpoint = environment.trimmed("WHISPER_FCM_ENDPOINT")
         if apnsVariables.contains(where: { environment.raw($0) != nil }) {
             var values: [String] = []
             for name in apnsVariables {
@@ -69,19 +70,19 @@ public struct PushSettings: Sendable, Equatable {
                 throw ConfigError.invalid(name, expected: "printable ASCII without spaces", got: value)
             }
             settings.apns = APNs(keyFile: values[0], keyId: values[1], teamId: values[2], topic: values[3],
-                                 endpoint: try endpoint("WHISPER_APNS_ENDPOINT", environment, default: apnsProductionEndpoint))
+                                 endpoint: try endpoint("WHISPER_APNS_ENDPOINT", apnsEndpoint, default: apnsProductionEndpoint))
         }
         if let file = environment.raw("WHISPER_FCM_CREDENTIALS_FILE") {
             settings.fcm = FCM(credentialsFile: file,
-                               endpoint: try endpoint("WHISPER_FCM_ENDPOINT", environment, default: fcmEndpoint))
+                               endpoint: try endpoint("WHISPER_FCM_ENDPOINT", fcmEndpoint, default: Self.fcmEndpoint))
         }
         return settings
     }
 
     /// An `https://` origin (a provider is never reached in clear text).
-    private static func endpoint(_ name: String, _ environment: EnvironmentReader,
+    private static func endpoint(_ name: String, _ value: String?,
                                  default defaultValue: String) throws(ConfigError) -> String {
-        guard var url = environment.trimmed(name) else { return defaultValue }
+        guard var url = value else { return defaultValue }
         guard url.lowercased().hasPrefix("https://"), url.utf8.count > 8,
               !url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }),
               !url.contains("@"), !url.contains("?"), !url.contains("#")

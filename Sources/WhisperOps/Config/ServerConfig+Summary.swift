@@ -38,7 +38,7 @@ extension ServerConfig {
                             "\(rateLimits[action, .identity]) ip \(rateLimits[action, .ip])"))
         }
         if !unrecognizedVariables.isEmpty {
-            summary.append(("unrecognized", unrecognizedVariables.joined(separator: ",")))
+            summary.append(("unrecognized", unrecognizedVariables.map(\.name).joined(separator: ",")))
         }
         return summary
     }

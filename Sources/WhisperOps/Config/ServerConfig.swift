@@ -35,10 +35,18 @@ import WhisperProtocol
 /// | `WHISPER_CALL_RING_TIMEOUT_SECONDS` | 60 | an unanswered call ends after this, 1–600 |
 /// | `WHISPER_MAX_PENDING_PER_USER` | 10000 | messages one user's pending queue may hold; a send beyond it gets `RATE_LIMITED`, 1–10000000 |
 /// | `WHISPER_MAX_GROUP_MEMBERS` | 256 | members of one group, owner included; more → `INVALID_PAYLOAD`, 2–100000 |
+/// | `WHISPER_MAX_TEXT_BYTES` | 8000 | plaintext of a text message (ciphertext + 16), 1–1000000; its base64 must fit a WebSocket message |
+/// | `WHISPER_MAX_IMAGE_BYTES`, `…_VOICE_BYTES`, `…_FILE_BYTES` | 15/25/50 MB | attachment ciphertext caps, 1–5000000000 |
+/// | `WHISPER_MAX_CONTACTS_BACKUP_BYTES` | 5000000 | decoded contacts-backup blob, 1–100000000 |
+/// | `WHISPER_PENDING_TTL_SECONDS` | 259200 (72 h) | pending messages, idempotency keys and kept events, 60–2592000 |
+/// | `WHISPER_TIMESTAMP_SKEW_MS` | 600000 | accepted distance of a frame's `timestamp` from server time, 1000–86400000 |
+/// | `WHISPER_FETCH_PENDING_DEFAULT_LIMIT` | 50 | `fetch_pending` page without `limit`, 1–200 (the 200 maximum is wire contract) |
+/// | `WHISPER_MIGRATIONS_DIR` | see `MigrationsDirectory` | where the `NNNN_name.sql` files are |
 /// | `WHISPER_RATE_<ACTION>[_IP]` | see `RateLimits` | `<count>/<seconds>` |
 ///
 /// Booleans are `1|true|yes` / `0|false|no`, case-insensitive. An empty value counts as unset.
-/// Values are trimmed, except secrets and paths which are taken verbatim.
+/// Values are trimmed, except secrets and paths which are taken verbatim. Any other `WHISPER_*`
+/// name is reported in `unrecognizedVariables` (a start-up warning, see `UnknownVariable`).
 ///
 /// Every size, TTL and timeout setting lands in `limits`, the one `Limits` value the server
 /// hands to every layer that checks one.
@@ -62,29 +70,50 @@ public struct ServerConfig: Sendable {
     /// `WHISPER_PG_LOOP_SESSIONS`: `PostgresConfiguration.sessionsPerLoop`.
     public var postgresLoopSessions: Int
     public var drainTimeoutSeconds: Int
+    /// `WHISPER_MIGRATIONS_DIR`: where the migrations are, when not in the default places.
+    public var migrationsDirectory: String?
     /// TEST ONLY (Autobahn): `/ws` echoes text messages instead of running the frame layer.
     /// Never enable in production: it bypasses authentication and every protocol check.
     public var testEcho: Bool
     /// Sizes, TTLs and timeouts: the defaults of `Limits` with the settings above applied.
     public var limits: Limits
     public var rateLimits: RateLimits
-    /// `WHISPER_*` names that were set but mean nothing here (sorted), for a start-up warning.
-    public var unrecognizedVariables: [String]
+    /// `WHISPER_*` names that were set but mean nothing here (sorted), each with the known name
+    /// it probably meant: one start-up warning each (`logStartupWarnings`).
+    public var unrecognizedVariables: [UnknownVariable]
 
-    /// Loads and validates the configuration from `environment` (pass `ProcessInfo`'s, or
-    /// `ConfigFile.merged(...)`). Throws on the first bad value.
+    /// Loads and validates the configuration from `environment` (pass `ProcessInfo`'s). Throws on
+    /// the first bad value.
     public static func load(environment: [String: String]) throws(ConfigError) -> ServerConfig {
         try load(environment: environment, defaultThreads: CoreCount.active())
     }
 
     static func load(environment: [String: String], defaultThreads: Int) throws(ConfigError) -> ServerConfig {
+        var config = try load(EnvironmentReader(environment: environment), defaultThreads: defaultThreads)
+        config.unrecognizedVariables = UnknownVariable.find(in: environment, known: knownVariables)
+        return config
+    }
+
+    /// Every variable the configuration reads, rate limits included: the names a load asks its
+    /// `EnvironmentReader` for, so this set is the loading code itself, not a list beside it.
+    /// (Every read is unconditional — `ServerConfigVariablesTests` checks that a load with every
+    /// optional feature on asks for the same names as a load of the empty environment.)
+    public static let knownVariables: Set<String> = askedNames(environment: [:])
+
+    /// The names one load of `environment` asks for.
+    static func askedNames(environment: [String: String]) -> Set<String> {
         let env = EnvironmentReader(environment: environment)
+        _ = try? load(env, defaultThreads: 1)
+        return env.askedNames
+    }
+
+    private static func load(_ env: EnvironmentReader, defaultThreads: Int) throws(ConfigError) -> ServerConfig {
         let databaseURL = try loadDatabaseURL(env)
         let redis = try env.trimmed("WHISPER_REDIS_URL").map { text throws(ConfigError) in
             try RedisEndpoint.parse(text)
         } ?? RedisEndpoint(host: "127.0.0.1")
         let logLevel = try loadLogLevel(env)
-        var config = ServerConfig(
+        let config = ServerConfig(
             publicAddress: try env.address("WHISPER_PUBLIC_ADDR", default: SocketAddressSpec(host: "0.0.0.0", port: 8080)),
             adminAddress: try env.address("WHISPER_ADMIN_ADDR", default: SocketAddressSpec(host: "127.0.0.1", port: 9090)),
             databaseURL: databaseURL,
@@ -101,12 +130,12 @@ public struct ServerConfig: Sendable {
             postgresPoolSize: try env.integer("WHISPER_PG_POOL_SIZE", default: 4, in: 1...256),
             postgresLoopSessions: try env.integer("WHISPER_PG_LOOP_SESSIONS", default: 2, in: 0...64),
             drainTimeoutSeconds: try env.integer("WHISPER_DRAIN_TIMEOUT_SECONDS", default: 25, in: 0...3600),
+            migrationsDirectory: env.raw("WHISPER_MIGRATIONS_DIR"),
             testEcho: try env.bool("WHISPER_TEST_ECHO", default: false),
             limits: try loadLimits(env),
             rateLimits: try RateLimits.load(from: env),
             unrecognizedVariables: [])
         try config.checkConsistency()
-        config.unrecognizedVariables = env.names(withPrefix: "WHISPER_").filter { !knownVariables.contains($0) }
         return config
     }
 
@@ -130,6 +159,7 @@ public struct ServerConfig: Sendable {
         let defaultPing = min(limits.webSocketPingIntervalSeconds, max(1, limits.webSocketIdleTimeoutSeconds / 3))
         limits.webSocketPingIntervalSeconds = try env.integer("WHISPER_WS_PING_INTERVAL_SECONDS",
                                                               default: defaultPing, in: 1...86_400)
+        try loadMessageLimits(env, into: &limits)
         let defaultOutputLimit = max(limits.outputBufferLimitBytes, 2 * limits.maxWebSocketMessageBytes,
                                      limits.maxHTTPResponseBytes)
         limits.outputBufferLimitBytes = try env.integer("WHISPER_OUTPUT_BUFFER_LIMIT_BYTES",
@@ -178,6 +208,27 @@ public struct ServerConfig: Sendable {
         return limits
     }
 
+    /// The limits of spec §11 that bound what a client sends and how long it is kept
+    /// (docs/operations.md "Configuration"). Loaded before the output buffer, whose default
+    /// follows the contacts-backup cap.
+    private static func loadMessageLimits(_ env: EnvironmentReader, into limits: inout Limits) throws(ConfigError) {
+        limits.maxTextPlaintextBytes = try env.integer("WHISPER_MAX_TEXT_BYTES",
+                                                       default: limits.maxTextPlaintextBytes, in: 1...1_000_000)
+        // S3 takes at most 5 GB in one PUT, and a presigned upload is one PUT.
+        limits.maxImageBytes = try env.integer("WHISPER_MAX_IMAGE_BYTES", default: limits.maxImageBytes, in: 1...5_000_000_000)
+        limits.maxVoiceBytes = try env.integer("WHISPER_MAX_VOICE_BYTES", default: limits.maxVoiceBytes, in: 1...5_000_000_000)
+        limits.maxFileBytes = try env.integer("WHISPER_MAX_FILE_BYTES", default: limits.maxFileBytes, in: 1...5_000_000_000)
+        limits.maxContactsBackupBytes = try env.integer("WHISPER_MAX_CONTACTS_BACKUP_BYTES",
+                                                        default: limits.maxContactsBackupBytes, in: 1...100_000_000)
+        limits.pendingTTLSeconds = Int64(try env.integer("WHISPER_PENDING_TTL_SECONDS",
+                                                         default: Int(limits.pendingTTLSeconds), in: 60...30 * 86_400))
+        limits.timestampSkewMillis = Int64(try env.integer("WHISPER_TIMESTAMP_SKEW_MS",
+                                                           default: Int(limits.timestampSkewMillis), in: 1000...86_400_000))
+        limits.fetchPendingDefaultLimit = try env.integer("WHISPER_FETCH_PENDING_DEFAULT_LIMIT",
+                                                          default: limits.fetchPendingDefaultLimit,
+                                                          in: 1...limits.fetchPendingMaxLimit)
+    }
+
     /// Rules that relate two settings.
     private func checkConsistency() throws(ConfigError) {
         let ping = limits.webSocketPingIntervalSeconds, idle = limits.webSocketIdleTimeoutSeconds
@@ -195,6 +246,12 @@ public struct ServerConfig: Sendable {
         if output < limits.maxHTTPResponseBytes {
             throw .conflict(variable: "WHISPER_OUTPUT_BUFFER_LIMIT_BYTES",
                             reason: "must hold the largest HTTP response, a full contacts backup (\(limits.maxHTTPResponseBytes) bytes), got \(output)")
+        }
+        // A text message at the cap must fit in one WebSocket message, base64 and envelope aside.
+        let textBase64 = Base64.encodedLength(forByteCount: limits.maxTextCiphertextBytes)
+        if textBase64 >= message {
+            throw .conflict(variable: "WHISPER_MAX_TEXT_BYTES",
+                            reason: "its ciphertext in base64 (\(textBase64) bytes) must fit in WHISPER_MAX_WS_MESSAGE_BYTES (\(message)), got \(limits.maxTextPlaintextBytes)")
         }
         // A live node must never look dead between two heartbeats.
         let heartbeat = limits.nodeHeartbeatSeconds, nodeTTL = limits.nodeTTLSeconds
@@ -233,30 +290,4 @@ public struct ServerConfig: Sendable {
         }
         return level
     }
-
-    /// Every variable `load` reads (rate limits are checked separately by `RateLimits`).
-    static let knownVariables: Set<String> = {
-        var names: Set<String> = [
-            "WHISPER_PUBLIC_ADDR", "WHISPER_ADMIN_ADDR", "WHISPER_DATABASE_URL", "WHISPER_REDIS_URL",
-            "WHISPER_REDIS_PREFIX", "WHISPER_ADMIN_TOKEN", "WHISPER_TLS_CERT", "WHISPER_TLS_KEY",
-            "WHISPER_TURN_SECRET", "WHISPER_TURN_URLS", "WHISPER_TURN_TTL_SECONDS", "WHISPER_LOG_LEVEL", "WHISPER_THREADS",
-            "WHISPER_MIGRATE_ON_START", "WHISPER_PG_POOL_SIZE", "WHISPER_PG_LOOP_SESSIONS", "WHISPER_WS_IDLE_TIMEOUT_SECONDS",
-            "WHISPER_WS_PING_INTERVAL_SECONDS", "WHISPER_MAX_WS_MESSAGE_BYTES",
-            "WHISPER_OUTPUT_BUFFER_LIMIT_BYTES", "WHISPER_MAX_CONNECTIONS_PER_IP", "WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS", "WHISPER_HTTP_IDLE_TIMEOUT_SECONDS",
-            "WHISPER_DRAIN_TIMEOUT_SECONDS", "WHISPER_TEST_ECHO", "WHISPER_CHALLENGE_TTL_SECONDS",
-            "WHISPER_SESSION_TTL_SECONDS", "WHISPER_MAX_PENDING_PER_USER", "WHISPER_MAX_GROUP_MEMBERS",
-            "WHISPER_CALL_RING_TIMEOUT_SECONDS",
-            "WHISPER_PRESENCE_MIN_INTERVAL_MS", "WHISPER_PRESENCE_OFFLINE_GRACE_MS", "WHISPER_NODE_HEARTBEAT_SECONDS",
-            "WHISPER_NODE_TTL_SECONDS", "WHISPER_ATTACHMENT_UPLOAD_URL_TTL_SECONDS", "WHISPER_ATTACHMENT_DOWNLOAD_URL_TTL_SECONDS",
-            "WHISPER_ATTACHMENT_RETENTION_SECONDS", "WHISPER_ATTACHMENT_UNREFERENCED_GRACE_SECONDS",
-            "WHISPER_ATTACHMENT_GC_INTERVAL_SECONDS", "WHISPER_PUSH_COALESCE_SECONDS",
-            "WHISPER_DRAIN_GRACE_SECONDS", "WHISPER_DRAIN_WINDOW_SECONDS",
-        ]
-        names.formUnion(S3Settings.variables)
-        names.formUnion(PushSettings.variables)
-        for action in RateLimitAction.allCases {
-            for scope in RateLimitScope.allCases { names.insert(scope.variable(for: action)) }
-        }
-        return names
-    }()
 }
