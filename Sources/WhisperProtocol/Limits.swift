@@ -125,6 +125,10 @@ public struct Limits: Sendable, Equatable {
     public var maxGroupMembers = 256
     /// `title` of a group, in UTF-8 bytes (at least 1).
     public var maxGroupTitleBytes = 256
+    /// `groups_list` pages: groups per page when `limit` is absent, and the most a page may
+    /// hold (a page of 200 stays under 350 KB even with titles of 256 escaped bytes).
+    public var groupsListDefaultLimit = 100
+    public var groupsListMaxLimit = 200
     /// A loop's cached membership of a group is re-read after this even when no change
     /// notice arrived (docs/operations.md "Groups"); notices and the per-send epoch check make it
     /// a bound on memory and on a lost notice, not on correctness.
