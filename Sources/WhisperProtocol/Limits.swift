@@ -72,8 +72,9 @@ public struct Limits: Sendable, Equatable {
     public var attachmentUploadURLTTLSeconds = 900
     /// A presigned download URL is valid this long (`WHISPER_ATTACHMENT_DOWNLOAD_URL_TTL_SECONDS`).
     public var attachmentDownloadURLTTLSeconds = 900
-    /// An object is kept at most this long after its presign (`attachments.expires_at`,
-    /// `WHISPER_ATTACHMENT_RETENTION_SECONDS`).
+    /// An object referenced by a message is kept at most this long after the newest message
+    /// carrying it, downloaded by every recipient or not (`WHISPER_ATTACHMENT_RETENTION_SECONDS`;
+    /// contract §15).
     public var attachmentRetentionSeconds: Int64 = 30 * 24 * 3600
     /// An object no message references is deleted this long after its presign
     /// (`WHISPER_ATTACHMENT_UNREFERENCED_GRACE_SECONDS`).
