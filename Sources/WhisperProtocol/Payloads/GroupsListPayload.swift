@@ -24,12 +24,6 @@ public struct GroupsListPayload: Sendable, Equatable {
         } else {
             after = nil
         }
-        if let requested = try payload.optionalInt64(Self.limitKey) {
-            // Compared as Int64, so a huge value is out of range rather than a trapping conversion.
-            guard requested >= 1, requested <= Int64(limits.groupsListMaxLimit) else { throw .outOfRange(field: Self.limitKey) }
-            limit = Int(truncatingIfNeeded: requested)
-        } else {
-            limit = limits.groupsListDefaultLimit
-        }
+        limit = try payload.pageLimit(Self.limitKey, default: limits.groupsListDefaultLimit, max: limits.groupsListMaxLimit)
     }
 }
