@@ -184,11 +184,17 @@ public final class GroupService {
                     }
                 }
                 if log.isEnabled(.info) {
-                    log.info(kind == .created ? "group_created" : "group_updated", connId: client.connection.connection,
-                             whisperId: actor.string,
-                             ["groupId": .string(state.groupId.string), "members": .int(state.memberIds.count),
-                              "added": .int(state.added.count), "removed": .int(state.removed.count),
-                              "deleted": .bool(state.deleted)])
+                    let name: StaticString = kind == .created ? "group_created" : "group_updated"
+                    let fields: KeyValuePairs<StaticString, LogValue> = [
+                        "groupId": .string(state.groupId.string), "members": .int(state.memberIds.count),
+                        "added": .int(state.added.count), "removed": .int(state.removed.count), "deleted": .bool(state.deleted),
+                    ]
+                    // Naming the actor pairs a member with the group: debug only (docs/security.md).
+                    if log.isEnabled(.debug) {
+                        log.debug(name, connId: client.connection.connection, whisperId: actor.string, fields)
+                    } else {
+                        log.info(name, connId: client.connection.connection, fields)
+                    }
                 }
                 completion(.success(state))
             }
