@@ -72,8 +72,9 @@ public struct Limits: Sendable, Equatable {
     public var attachmentUploadURLTTLSeconds = 900
     /// A presigned download URL is valid this long (`WHISPER_ATTACHMENT_DOWNLOAD_URL_TTL_SECONDS`).
     public var attachmentDownloadURLTTLSeconds = 900
-    /// An object is kept at most this long after its presign (`attachments.expires_at`,
-    /// `WHISPER_ATTACHMENT_RETENTION_SECONDS`).
+    /// An object referenced by a message is kept at most this long after the newest message
+    /// carrying it, downloaded by every recipient or not (`WHISPER_ATTACHMENT_RETENTION_SECONDS`;
+    /// contract §15).
     public var attachmentRetentionSeconds: Int64 = 30 * 24 * 3600
     /// An object no message references is deleted this long after its presign
     /// (`WHISPER_ATTACHMENT_UNREFERENCED_GRACE_SECONDS`).
@@ -125,6 +126,10 @@ public struct Limits: Sendable, Equatable {
     public var maxGroupMembers = 256
     /// `title` of a group, in UTF-8 bytes (at least 1).
     public var maxGroupTitleBytes = 256
+    /// `groups_list` pages: groups per page when `limit` is absent, and the most a page may
+    /// hold (a page of 200 stays under 350 KB even with titles of 256 escaped bytes).
+    public var groupsListDefaultLimit = 100
+    public var groupsListMaxLimit = 200
     /// A loop's cached membership of a group is re-read after this even when no change
     /// notice arrived (docs/operations.md "Groups"); notices and the per-send epoch check make it
     /// a bound on memory and on a lost notice, not on correctness.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WhisperStorage
 import WhisperTesting
 
 extension AttachmentTests {
@@ -15,68 +16,104 @@ extension AttachmentTests {
             try Admin.call(server, "POST", "/admin/attachments/gc/run")
         }
 
-        /// Sends `objectKey` from `sender` to `recipient` and waits until the recipient may download it.
+        /// Sends `objectKey` from `sender` to `recipient` and waits until the server has recorded
+        /// the recipient — without asking for the download URL as the recipient, which the GC
+        /// would count as its download.
         static func share(_ objectKey: String, from sender: Phone, to recipient: Phone, server: TestServer) async throws -> String {
             let message = TestMessage(from: sender.id, to: recipient.id, msgType: "image",
                                       extra: ["attachment": AttachmentTests.pointer(objectKey, size: 3)])
             #expect(try sender.send(message).frameType == "message_accepted")
             #expect(try recipient.ws.receiveJSON().frameType == "message_received")
+            let db = try Identity.database()
+            defer { db.shutdown() }
             #expect(await eventually {
-                (try? AttachmentTests.download(server, objectKey: objectKey, token: recipient.token).status) == 200
+                let rows = try? await db.query(
+                    "SELECT 1 FROM attachment_recipients WHERE object_key = $1 AND recipient_id = $2 AND message_id = $3",
+                    [.text(objectKey), .text(recipient.id), .text(message.messageId)])
+                return rows?.isEmpty == false
             })
             return message.messageId
         }
 
+        /// What the store answers to a GET of the object, through a URL presigned for `token`.
         static func storeStatus(_ server: TestServer, objectKey: String, token: String) throws -> Int? {
             let reply = try AttachmentTests.download(server, objectKey: objectKey, token: token)
             guard let url = reply.json?["downloadUrl"] as? String else { return nil }
             return try TestHTTP.request("GET", url: url).status
         }
 
-        @Test func gcRun_deletesDeliveredAndUnreferencedObjects_andKeepsUndeliveredOnes() async throws {
+        static func downloadURL(_ server: TestServer, objectKey: String, token: String) throws -> String {
+            let reply = try AttachmentTests.download(server, objectKey: objectKey, token: token)
+            #expect(reply.status == 200, "\(reply.text)")
+            return try #require(reply.json?["downloadUrl"] as? String)
+        }
+
+        static func deletedCount(_ run: TestHTTPResponse) -> Int { (run.json?["deleted"] as? NSNumber)?.intValue ?? -1 }
+
+        @Test func gcRun_waitsForEveryRecipientsDownload_notForDeliveryReceipts() async throws {
             let server = try await Self.server(["WHISPER_ATTACHMENT_UNREFERENCED_GRACE_SECONDS": "0"])
             defer { server.stop() }
             let alice = try Phone.online(server), bob = try Phone.online(server), carol = try Phone.online(server)
-            let delivered = try AttachmentTests.upload(server, token: alice.token, bytes: [1, 2, 3])
-            let pending = try AttachmentTests.upload(server, token: alice.token, bytes: [4, 5, 6])
+            let downloaded = try AttachmentTests.upload(server, token: alice.token, bytes: [1, 2, 3])
+            let receipted = try AttachmentTests.upload(server, token: alice.token, bytes: [4, 5, 6])
             let unreferenced = try AttachmentTests.upload(server, token: alice.token, bytes: [7, 8, 9])
-            let deliveredId = try await Self.share(delivered, from: alice, to: bob, server: server)
-            _ = try await Self.share(pending, from: alice, to: carol, server: server)
-            let deliveredURL = try #require(
-                AttachmentTests.download(server, objectKey: delivered, token: bob.token).json?["downloadUrl"] as? String)
-            #expect(try bob.ws.receipt(messageId: deliveredId, from: bob.id, to: alice.id, token: bob.token).frameType
+            let shared = try AttachmentTests.upload(server, token: alice.token, bytes: [1, 5, 9])
+            // Bob asks for his download URL (and receipts); Carol only receipts.
+            let downloadedId = try await Self.share(downloaded, from: alice, to: bob, server: server)
+            let bobsURL = try Self.downloadURL(server, objectKey: downloaded, token: bob.token)
+            #expect(try bob.ws.receipt(messageId: downloadedId, from: bob.id, to: alice.id, token: bob.token).frameType
                         == "receipt_accepted")
+            #expect(try alice.ws.receiveJSON().frameType == "message_delivered")
+            let receiptedId = try await Self.share(receipted, from: alice, to: carol, server: server)
+            #expect(try carol.ws.receipt(messageId: receiptedId, from: carol.id, to: alice.id, token: carol.token).frameType
+                        == "receipt_accepted")
+            #expect(try alice.ws.receiveJSON().frameType == "message_delivered")
+            // One object to two recipients: only Bob downloads it.
+            _ = try await Self.share(shared, from: alice, to: bob, server: server)
+            _ = try await Self.share(shared, from: alice, to: carol, server: server)
+            _ = try Self.downloadURL(server, objectKey: shared, token: bob.token)
+            // The uploader's own downloads count for nothing.
+            _ = try Self.downloadURL(server, objectKey: receipted, token: alice.token)
 
             let run = try Self.runGC(server)
             #expect(run.status == 200, "\(run.text)")
-            #expect(((run.json?["deleted"] as? NSNumber)?.intValue ?? 0) >= 2, "\(run.text)")
-            // Delivered to its only recipient: gone from the store and from PostgreSQL.
-            #expect(try TestHTTP.request("GET", url: deliveredURL).status == 404)
-            #expect(try AttachmentTests.download(server, objectKey: delivered, token: bob.token).status == 404)
-            #expect(try AttachmentTests.download(server, objectKey: delivered, token: alice.token).status == 404)
+            #expect(Self.deletedCount(run) >= 2, "\(run.text)")
+            // Asked for by its only recipient: gone from the store and from PostgreSQL.
+            #expect(try TestHTTP.request("GET", url: bobsURL).status == 404)
+            #expect(try AttachmentTests.download(server, objectKey: downloaded, token: bob.token).status == 404)
+            #expect(try AttachmentTests.download(server, objectKey: downloaded, token: alice.token).status == 404)
             // Referenced by no message past the grace period: gone.
             #expect(try AttachmentTests.download(server, objectKey: unreferenced, token: alice.token).status == 404)
-            // Carol has not receipted: kept, for her and in the store.
-            #expect(try Self.storeStatus(server, objectKey: pending, token: carol.token) == 200)
-            // A second run finds nothing more of these and is audited too.
-            #expect(try Self.runGC(server).status == 200)
-            #expect(try Self.storeStatus(server, objectKey: pending, token: alice.token) == 200)
+            // Receipted `delivered` but never downloaded, and downloaded by one of two: kept.
+            #expect(try Self.storeStatus(server, objectKey: receipted, token: alice.token) == 200)
+            #expect(try Self.storeStatus(server, objectKey: shared, token: alice.token) == 200)
             let metrics = try Admin.call(server, "GET", "/metrics").text
             let deletedLine = metrics.split(separator: "\n").first { $0.hasPrefix(#"whisper_attachments_total{event="deleted"}"#) }
             #expect(Int(deletedLine?.split(separator: " ").last ?? "") ?? 0 >= 2, "\(deletedLine ?? "no series")")
             let audit = Admin.items(try Admin.call(server, "GET", "/admin/audit"))
             #expect(audit.contains { $0["action"] as? String == "attachments_gc" }, "\(audit)")
+
+            // Carol's downloads complete both: the next run deletes them.
+            let carolsURL = try Self.downloadURL(server, objectKey: shared, token: carol.token)
+            _ = try Self.downloadURL(server, objectKey: receipted, token: carol.token)
+            #expect(Self.deletedCount(try Self.runGC(server)) >= 2)
+            #expect(try TestHTTP.request("GET", url: carolsURL).status == 404)
+            #expect(try AttachmentTests.download(server, objectKey: shared, token: alice.token).status == 404)
+            #expect(try AttachmentTests.download(server, objectKey: receipted, token: alice.token).status == 404)
         }
 
-        @Test func gcRun_deletesObjectsPastTheirRetention_evenUndelivered() async throws {
-            let server = try await Self.server(["WHISPER_ATTACHMENT_RETENTION_SECONDS": "1"])
+        @Test func gcRun_deletesObjectsPastTheRetentionAfterTheirNewestMessage_evenNotDownloaded() async throws {
+            let server = try await Self.server(["WHISPER_ATTACHMENT_RETENTION_SECONDS": "2"])
             defer { server.stop() }
             let alice = try Phone.online(server), bob = try Phone.online(server)
             let objectKey = try AttachmentTests.upload(server, token: alice.token, bytes: [1, 2, 3])
+            // The retention counts from the message, not from the presign.
+            try await Task.sleep(for: .milliseconds(2_500))
             _ = try await Self.share(objectKey, from: alice, to: bob, server: server)
-            let url = try #require(AttachmentTests.download(server, objectKey: objectKey, token: bob.token)
-                .json?["downloadUrl"] as? String)
-            try await Task.sleep(for: .milliseconds(1_500))
+            #expect(try Self.runGC(server).status == 200)
+            let url = try Self.downloadURL(server, objectKey: objectKey, token: alice.token)
+            #expect(try TestHTTP.request("GET", url: url).status == 200)
+            try await Task.sleep(for: .milliseconds(2_500))
             #expect(try Self.runGC(server).status == 200)
             #expect(try AttachmentTests.download(server, objectKey: objectKey, token: bob.token).status == 404)
             #expect(try TestHTTP.request("GET", url: url).status == 404)

@@ -40,13 +40,13 @@ import WhisperServices
             == #"{"aps":{"alert":{"loc-key":"WHISPER_WAKE"},"mutable-content":1,"sound":"default"}}"#)
     }
 
-    @Test func apnsCall_isAVoIPPushCarryingOnlyTheCallId_onTheVoIPToken() throws {
-        let callId = CanonicalUUID.random()
-        let request = try #require(try Self.apns().request(for: Self.job(.call(callId), voip: true), nowSeconds: 1_000))
+    @Test func apnsCall_isAVoIPPushCarryingOnlyTheCallIdAsTheCallerSpeltIt_onTheVoIPToken() throws {
+        let callId = "0F8FAD5B-D9CB-469F-A165-70867728950E"
+        let request = try #require(try Self.apns().request(for: Self.job(.call(callIdText: callId), voip: true), nowSeconds: 1_000))
         #expect(Self.header("apns-topic", in: request) == "org.example.whisper.voip")
         #expect(Self.header("apns-push-type", in: request) == "voip")
         #expect(Self.header("apns-expiration", in: request) == "0")
-        #expect(String(decoding: request.body, as: UTF8.self) == #"{"aps":{},"callId":"\#(callId.string)"}"#)
+        #expect(String(decoding: request.body, as: UTF8.self) == #"{"aps":{},"callId":"\#(callId)"}"#)
     }
 
     @Test func apnsProviderToken_isReusedFor50Minutes_andRemadeAfterARefusal() throws {

@@ -56,6 +56,15 @@ extension JSONFieldSource {
         }
     }
 
+    /// A page size (`fetch_pending`, `groups_list`): absent or `null` → `defaultLimit`, else an
+    /// integer 1…`max`. Compared as Int64, so a huge value is out of range rather than a
+    /// trapping conversion.
+    public func pageLimit(_ key: String, default defaultLimit: Int, max: Int) throws(PayloadError) -> Int {
+        guard let requested = try optionalInt64(key) else { return defaultLimit }
+        guard requested >= 1, requested <= Int64(max) else { throw .outOfRange(field: key) }
+        return Int(truncatingIfNeeded: requested)
+    }
+
     public func requireBool(_ key: String) throws(PayloadError) -> Bool {
         guard case let .bool(value) = try requireValue(key) else { throw .wrongType(field: key, expected: .bool) }
         return value

@@ -29,14 +29,6 @@ public struct FetchPendingPayload: Sendable, Equatable {
         } else {
             cursor = nil
         }
-        if let requested = try payload.optionalInt64(Self.limitKey) {
-            // Compared as Int64, so a huge value is out of range rather than a trapping conversion.
-            guard requested >= 1, requested <= Int64(limits.fetchPendingMaxLimit) else {
-                throw .outOfRange(field: Self.limitKey)
-            }
-            limit = Int(truncatingIfNeeded: requested)
-        } else {
-            limit = limits.fetchPendingDefaultLimit
-        }
+        limit = try payload.pageLimit(Self.limitKey, default: limits.fetchPendingDefaultLimit, max: limits.fetchPendingMaxLimit)
     }
 }

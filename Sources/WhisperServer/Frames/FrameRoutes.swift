@@ -34,6 +34,8 @@ enum FrameRoutes {
         TypingPayload.type: .privileged(PresenceFrames.typing),
         GroupCreatePayload.type: .privileged(GroupsFrames.create),
         GroupUpdatePayload.type: .privileged(GroupsFrames.update),
+        GroupGetPayload.type: .privileged(GroupsFrames.get),
+        GroupsListPayload.type: .privileged(GroupsFrames.list),
         SendMessagePayload.groupType: .privileged(MessagingFrames.sendMessage),
     ]
 }

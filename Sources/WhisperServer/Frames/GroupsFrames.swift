@@ -25,17 +25,37 @@ enum GroupsFrames {
         }
     }
 
-    /// Runs one group operation as an in-flight request and answers with `encode(state)` or
+    /// `group_get {groupId}` → `group_info {groupId, title, memberIds, ownerId, version}`; a
+    /// group the caller is not in is `NOT_FOUND`, like one that does not exist.
+    static let get: FrameRoute.PrivilegedHandler = { frame, reply, session in
+        guard let request = reply.validate({ () throws(PayloadError) in try GroupGetPayload(parsing: frame.payload) })
+        else { return }
+        answer(reply, { $0.get(request, session: session, client: reply.socket.client, completion: $1) }) {
+            GroupFrames.info($0, requestId: frame.requestId)
+        }
+    }
+
+    /// `groups_list {cursor?, limit?}` → `group_list {groups: [{groupId, title, ownerId, version}], nextCursor?}`.
+    static let list: FrameRoute.PrivilegedHandler = { frame, reply, session in
+        guard let request = reply.validate({ () throws(PayloadError) in
+            try GroupsListPayload(parsing: frame.payload, limits: reply.limits)
+        }) else { return }
+        answer(reply, { $0.list(request, session: session, client: reply.socket.client, completion: $1) }) {
+            GroupFrames.list($0.groups, nextCursor: $0.nextCursor, requestId: frame.requestId)
+        }
+    }
+
+    /// Runs one group operation as an in-flight request and answers with `encode(result)` or
     /// the error.
-    private static func answer(_ reply: FrameReply,
-                               _ operation: (GroupService, @escaping GroupService.Completion<GroupFrames.State>) -> Void,
-                               _ encode: @escaping (GroupFrames.State) -> [UInt8]) {
+    private static func answer<T>(_ reply: FrameReply,
+                                  _ operation: (GroupService, @escaping GroupService.Completion<T>) -> Void,
+                                  _ encode: @escaping (T) -> [UInt8]) {
         let socket = reply.socket
         reply.async { done in
             operation(socket.context.groups) { result in
                 defer { done() }
                 switch result {
-                case .success(let state): socket.send(encode(state))
+                case .success(let value): socket.send(encode(value))
                 case .failure(let error): reply.fail(error)
                 }
             }

@@ -33,7 +33,6 @@ final class LoopContext {
     /// The attachment GC (periodic on loop 0 under a Redis lease, and the admin trigger); nil without S3.
     private(set) lazy var attachmentGC: AttachmentCollector? = shared.config.s3.map { settings in
         AttachmentCollector(limits: shared.limits, store: PostgresAttachmentStore(pool: shared.postgres, loop: loop),
-                            ledger: attachmentGCRedis,
                             objects: S3ObjectDeleter(settings: settings, timeoutSeconds: shared.limits.attachmentDeleteTimeoutSeconds,
                                                      loop: loop),
                             log: shared.log, metrics: shared.metrics.base)

@@ -42,9 +42,9 @@ final class APNsProvider: PushProvider {
         guard let token = currentToken(nowSeconds: nowSeconds) else { return nil }
         var headers = ["authorization: bearer " + token, "apns-priority: 10"]
         let body: [UInt8]
-        if job.isVoIPToken, case .call(let callId) = job.kind {
+        if job.isVoIPToken, case .call(let callIdText) = job.kind {
             headers += ["apns-topic: \(settings.topic).voip", "apns-push-type: voip", "apns-expiration: 0"]
-            body = Array(#"{"aps":{},"callId":"\#(callId.string)"}"#.utf8)
+            body = Array(#"{"aps":{},"callId":"\#(callIdText)"}"#.utf8)
         } else {
             // A call to a device without a VoIP token wakes the app like a message: the held
             // offer waits for its login.

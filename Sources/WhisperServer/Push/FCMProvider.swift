@@ -76,9 +76,9 @@ final class FCMProvider: PushProvider {
         switch job.kind {
         case .wake:
             body.key("type"); body.string("wake")
-        case .call(let callId):
+        case .call(let callIdText):
             body.key("type"); body.string("call")
-            body.key("callId"); body.string(callId.string)
+            body.key("callId"); body.string(callIdText)
         }
         body.endObject()
         body.endObject()

@@ -20,12 +20,17 @@ final class PostgresAttachmentStore: AttachmentStore {
         """
 
     /// The uploader, or a recipient recorded for a message the uploader sent; a deleted object
-    /// is nobody's.
-    static let mayDownloadSQL = """
-        SELECT 1 FROM attachments a
-        WHERE a.object_key = $1 AND a.deleted_at IS NULL
-          AND (a.uploader_id = $2
-               OR EXISTS (SELECT 1 FROM attachment_recipients r WHERE r.object_key = $1 AND r.recipient_id = $2))
+    /// is nobody's. In the same statement a recipient's first request is recorded on each of
+    /// its rows (`downloaded_at`, what the GC waits for); a data-modifying CTE runs whether or
+    /// not the outer query reads it, and a later request leaves the first time in place.
+    static let authorizeDownloadSQL = """
+        WITH live AS (SELECT uploader_id FROM attachments WHERE object_key = $1 AND deleted_at IS NULL),
+             asked AS (UPDATE attachment_recipients SET downloaded_at = now()
+                       WHERE object_key = $1 AND recipient_id = $2 AND downloaded_at IS NULL
+                         AND EXISTS (SELECT 1 FROM live))
+        SELECT 1 FROM live
+        WHERE live.uploader_id = $2
+           OR EXISTS (SELECT 1 FROM attachment_recipients r WHERE r.object_key = $1 AND r.recipient_id = $2)
         """
 
     /// One statement checks the uploader and writes the row: a key that is unknown, deleted or
@@ -42,8 +47,8 @@ final class PostgresAttachmentStore: AttachmentStore {
         pool.query(Self.createSQL, parameters, on: loop, completion) { _ in .success(()) }
     }
 
-    func mayDownload(_ objectKey: String, whisperId: WhisperID, completion: @escaping StoreCompletion<Bool>) {
-        pool.query(Self.mayDownloadSQL, [.text(objectKey), .text(whisperId.string)], on: loop, completion) {
+    func authorizeDownload(_ objectKey: String, whisperId: WhisperID, completion: @escaping StoreCompletion<Bool>) {
+        pool.query(Self.authorizeDownloadSQL, [.text(objectKey), .text(whisperId.string)], on: loop, completion) {
             .success(!$0.isEmpty)
         }
     }

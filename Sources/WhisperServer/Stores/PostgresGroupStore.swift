@@ -30,7 +30,7 @@ final class PostgresGroupStore: GroupStore {
         """
 
     static let findSQL = """
-        SELECT g.title, g.owner_id, m.whisper_id
+        SELECT g.title, g.owner_id, g.version, m.whisper_id
         FROM groups g JOIN group_members m ON m.group_id = g.group_id
         WHERE g.group_id = $1
         ORDER BY m.joined_at, m.whisper_id
@@ -39,6 +39,15 @@ final class PostgresGroupStore: GroupStore {
     /// The same, holding the group's row lock until the transaction ends: updates of one
     /// group are serialised, each deciding on the state the previous one left.
     static let lockSQL = findSQL + "\nFOR UPDATE OF g"
+
+    /// A member's groups by id, one page (keyset: after the previous page's last id).
+    static let groupsSQL = """
+        SELECT g.group_id, g.title, g.owner_id, g.version
+        FROM group_members m JOIN groups g ON g.group_id = m.group_id
+        WHERE m.whisper_id = $1 AND g.group_id > $2
+        ORDER BY g.group_id
+        LIMIT $3::bigint
+        """
 
     func create(_ group: GroupRecord, completion: @escaping StoreCompletion<GroupCreateOutcome>) {
         let parameters: [PostgresValue?] = [.text(group.groupId.string), .text(group.title), .text(group.ownerId.string),
@@ -51,6 +60,23 @@ final class PostgresGroupStore: GroupStore {
     func find(_ groupId: GroupID, completion: @escaping StoreCompletion<GroupRecord?>) {
         pool.query(Self.findSQL, [.text(groupId.string)], on: loop, completion) { rows in
             Self.record(groupId, rows)
+        }
+    }
+
+    func groups(of member: WhisperID, after: GroupID?, limit: Int,
+                completion: @escaping StoreCompletion<[GroupFrames.Summary]>) {
+        // Every group id starts with `grp-`, so "" sorts before all of them.
+        let parameters: [PostgresValue?] = [.text(member.string), .text(after?.string ?? ""), .int64(Int64(limit))]
+        pool.query(Self.groupsSQL, parameters, on: loop, completion) { rows in
+            var groups: [GroupFrames.Summary] = []
+            groups.reserveCapacity(rows.count)
+            for row in rows {
+                guard let groupId = row.string("group_id").flatMap(GroupID.init), let title = row.string("title"),
+                      let owner = row.string("owner_id").flatMap(WhisperID.validate), let version = row.int64("version")
+                else { return .failure(.unexpectedReply("malformed group row")) }
+                groups.append(GroupFrames.Summary(groupId: groupId, title: title, ownerId: owner, version: version))
+            }
+            return .success(groups)
         }
     }
 
@@ -91,8 +117,9 @@ final class PostgresGroupStore: GroupStore {
             _ = try connection.query("DELETE FROM groups WHERE group_id = $1", [group])
             return .applied(change)
         }
-        _ = try connection.query("UPDATE groups SET title = $2, owner_id = $3, updated_at = now() WHERE group_id = $1",
-                                 [group, .text(change.after.title), .text(change.after.ownerId.string)])
+        _ = try connection.query("UPDATE groups SET title = $2, owner_id = $3, version = $4, updated_at = now() WHERE group_id = $1",
+                                 [group, .text(change.after.title), .text(change.after.ownerId.string),
+                                  .int64(change.after.version)])
         if !change.removed.isEmpty {
             _ = try connection.query("DELETE FROM group_members WHERE group_id = $1 AND whisper_id = ANY($2::text[])",
                                      [group, idArray(change.removed)])
@@ -113,9 +140,9 @@ final class PostgresGroupStore: GroupStore {
     /// Rows of `findSQL` → the group; no rows → no such group (a group always has a member).
     private static func record(_ groupId: GroupID, _ rows: PostgresRows) -> Result<GroupRecord?, StoreError> {
         guard let first = rows.first else { return .success(nil) }
-        guard let title = first.string("title"), let owner = first.string("owner_id").flatMap(WhisperID.validate) else {
-            return .failure(.unexpectedReply("group row without title or owner"))
-        }
+        guard let title = first.string("title"), let owner = first.string("owner_id").flatMap(WhisperID.validate),
+              let version = first.int64("version")
+        else { return .failure(.unexpectedReply("group row without title, owner or version")) }
         var members: [WhisperID] = []
         members.reserveCapacity(rows.count)
         for row in rows {
@@ -124,7 +151,7 @@ final class PostgresGroupStore: GroupStore {
             }
             members.append(member)
         }
-        return .success(GroupRecord(groupId: groupId, title: title, ownerId: owner, members: members))
+        return .success(GroupRecord(groupId: groupId, title: title, ownerId: owner, members: members, version: version))
     }
 
     /// A `text[]` literal. Whisper IDs are `WSP-` and Base32 (A–Z, 2–7): nothing in them

@@ -33,6 +33,8 @@ public struct PresignedDownload: Sendable, Equatable {
 ///
 /// Download: PRESIGN rate limit, then the uploader or a recorded recipient gets a presigned
 /// GET; anyone else — and an unknown or deleted key — `NOT_FOUND`, so existence is not revealed.
+/// A recipient's request is recorded in the same statement: once every recipient has asked,
+/// the GC may delete the object (`AttachmentCollector`).
 ///
 /// Recipients are recorded after a message carrying `attachment.objectKey` was accepted
 /// (`recordRecipient(of:)`, called by `MessagingService`), only when its sender is the uploader.
@@ -99,7 +101,7 @@ public final class AttachmentService: AttachmentRecorder {
             return completion(.failure(.notFound("unknown attachment")))
         }
         charged(session, client, completion) { [self] in
-            store.mayDownload(objectKey, whisperId: session.whisperId) { [self] result in
+            store.authorizeDownload(objectKey, whisperId: session.whisperId) { [self] result in
                 switch result {
                 case .failure(let error):
                     completion(.failure(.storage(error)))

@@ -129,7 +129,7 @@ public final class CallService {
                 router.deliver(signal.forwardedFrame, to: signal.to, at: route, kind: kind, receivedAtMicros: 0)
             }
             if routing == .offline {
-                if signal.kind == .initiate { wakeUps?.ring(signal.to, callId: signal.callId) }
+                if signal.kind == .initiate { wakeUps?.ring(signal.to, callIdText: signal.callIdText) }
                 if signal.kind == .end { wakeUps?.wake(signal.to) }
             }
             // Caller beside callee draws the social graph: debug only (docs/security.md).

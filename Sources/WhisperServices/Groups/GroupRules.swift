@@ -27,6 +27,8 @@ public enum GroupRefusal: Error, Sendable, Equatable {
 /// - The owner leaving hands ownership to the longest-standing remaining member (earliest
 ///   join, then smallest Whisper ID); the last member leaving deletes the group.
 /// - The group may never exceed `maxMembers`, the owner included.
+/// - A change of the members or the title raises the version by one; an update that changes
+///   nothing keeps it (so resyncing clients do not fetch a group that did not change).
 public struct GroupRules: Sendable {
     public let maxMembers: Int
 
@@ -48,7 +50,10 @@ public struct GroupRules: Sendable {
         let members = remaining + added.sorted { $0.string < $1.string }
         guard members.count <= maxMembers else { return .failure(.tooManyMembers(max: maxMembers)) }
         let owner = removing.contains(group.ownerId) ? members.first ?? group.ownerId : group.ownerId
-        let after = GroupRecord(groupId: group.groupId, title: update.title ?? group.title, ownerId: owner, members: members)
+        let title = update.title ?? group.title
+        let changed = !added.isEmpty || !removing.isEmpty || title != group.title
+        let after = GroupRecord(groupId: group.groupId, title: title, ownerId: owner, members: members,
+                                version: group.version + (changed ? 1 : 0))
         return .success(GroupChange(before: group, after: after, added: added,
                                     removed: group.members.filter { removing.contains($0) }))
     }

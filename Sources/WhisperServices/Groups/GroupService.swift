@@ -25,6 +25,13 @@ import WhisperProtocol
 /// 4. `group_updated` to the caller.
 /// A failure after step 2's commit answers `INTERNAL_ERROR`; repeating the same update is
 /// harmless (nothing left to change) and announces again.
+///
+/// Resync (an app reinstalled, or offline past the kept events):
+/// - `group_get {groupId}`: GROUP rate limit; the group's state for a current member; for
+///   anyone else `NOT_FOUND`, exactly as for a group that does not exist, so the answer never
+///   tells a non-member whether a group exists.
+/// - `groups_list {cursor?, limit?}`: GROUP rate limit; one page of the caller's groups by id,
+///   each with its version, so the client fetches only the groups whose version moved.
 public final class GroupService {
     public typealias Completion<T> = (Result<T, ServiceError>) -> Void
 
@@ -70,7 +77,8 @@ public final class GroupService {
                     completion(.failure(.notFound("unknown member id")))
                 case .success(.created):
                     let state = GroupFrames.State(groupId: group.groupId, title: group.title, memberIds: members,
-                                                  ownerId: creator, added: members.filter { $0 != creator }, removed: [],
+                                                  ownerId: creator, version: group.version,
+                                                  added: members.filter { $0 != creator }, removed: [],
                                                   deleted: false)
                     announce(.created, state, by: creator, to: state.added, client: client, completion)
                 }
@@ -99,13 +107,58 @@ public final class GroupService {
                 case .success(.applied(let change)):
                     let after = change.after
                     let state = GroupFrames.State(groupId: after.groupId, title: after.title, memberIds: after.members,
-                                                  ownerId: after.ownerId, added: change.added, removed: change.removed,
+                                                  ownerId: after.ownerId, version: after.version,
+                                                  added: change.added, removed: change.removed,
                                                   deleted: change.deleted)
                     // Everyone who was or is a member hears of it, the caller by the reply.
                     var seen: Set<WhisperID> = [caller]
                     let recipients = (change.before.members + change.added).filter { seen.insert($0).inserted }
                     announce(.updated, state, by: caller, to: recipients, client: client, completion)
                 }
+            }
+        }
+    }
+
+    // MARK: group_get, groups_list
+
+    public func get(_ request: GroupGetPayload, session: SessionRecord, client: ClientRef,
+                    completion: @escaping Completion<GroupFrames.Info>) {
+        let caller = session.whisperId
+        rateLimiter.check(.group, subjects: [.ip(client.ip), .identity(caller.string)]) { [self] result in
+            if case .failure(let error) = result { return completion(.failure(error)) }
+            store.find(request.groupId) { result in
+                switch result {
+                case .failure(let error):
+                    completion(.failure(.storage(error)))
+                case .success(let group?) where group.members.contains(caller):
+                    completion(.success(GroupFrames.Info(groupId: group.groupId, title: group.title, memberIds: group.members,
+                                                         ownerId: group.ownerId, version: group.version)))
+                case .success:
+                    // No such group, or not the caller's: one answer for both.
+                    completion(.failure(.notFound("unknown group")))
+                }
+            }
+        }
+    }
+
+    /// A page and the cursor of the next one (nil: this was the last).
+    public struct Page: Sendable, Equatable {
+        public let groups: [GroupFrames.Summary]
+        public let nextCursor: GroupID?
+    }
+
+    public func list(_ request: GroupsListPayload, session: SessionRecord, client: ClientRef,
+                     completion: @escaping Completion<Page>) {
+        let caller = session.whisperId
+        rateLimiter.check(.group, subjects: [.ip(client.ip), .identity(caller.string)]) { [self] result in
+            if case .failure(let error) = result { return completion(.failure(error)) }
+            // One more than asked tells whether another page follows.
+            store.groups(of: caller, after: request.after, limit: request.limit + 1) { result in
+                completion(result.mapError(ServiceError.storage).map { groups in
+                    guard groups.count > request.limit else { return Page(groups: groups, nextCursor: nil) }
+                    let page = Array(groups.prefix(request.limit))
+                    return Page(groups: page, nextCursor: page.last?.groupId)
+                })
             }
         }
     }
@@ -130,13 +183,18 @@ public final class GroupService {
                     case .remote: break
                     }
                 }
-                // A group id beside a member's id draws the social graph: debug only (docs/security.md).
-                if log.isEnabled(.debug) {
-                    log.debug(kind == .created ? "group_created" : "group_updated", connId: client.connection.connection,
-                             whisperId: actor.string,
-                             ["groupId": .string(state.groupId.string), "members": .int(state.memberIds.count),
-                              "added": .int(state.added.count), "removed": .int(state.removed.count),
-                              "deleted": .bool(state.deleted)])
+                if log.isEnabled(.info) {
+                    let name: StaticString = kind == .created ? "group_created" : "group_updated"
+                    let fields: KeyValuePairs<StaticString, LogValue> = [
+                        "groupId": .string(state.groupId.string), "members": .int(state.memberIds.count),
+                        "added": .int(state.added.count), "removed": .int(state.removed.count), "deleted": .bool(state.deleted),
+                    ]
+                    // Naming the actor pairs a member with the group: debug only (docs/security.md).
+                    if log.isEnabled(.debug) {
+                        log.debug(name, connId: client.connection.connection, whisperId: actor.string, fields)
+                    } else {
+                        log.info(name, connId: client.connection.connection, fields)
+                    }
                 }
                 completion(.success(state))
             }

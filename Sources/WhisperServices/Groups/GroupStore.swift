@@ -7,12 +7,15 @@ public struct GroupRecord: Sendable, Equatable {
     public var ownerId: WhisperID
     /// Earliest `joined_at` first; members who joined in the same operation by Whisper ID.
     public var members: [WhisperID]
+    /// 1 at creation, one more with every change of the members or the title.
+    public var version: Int64
 
-    public init(groupId: GroupID, title: String, ownerId: WhisperID, members: [WhisperID]) {
+    public init(groupId: GroupID, title: String, ownerId: WhisperID, members: [WhisperID], version: Int64 = 1) {
         self.groupId = groupId
         self.title = title
         self.ownerId = ownerId
         self.members = members
+        self.version = version
     }
 }
 
@@ -64,6 +67,10 @@ public protocol GroupStore {
 
     /// The group's current state; nil when there is no such group.
     func find(_ groupId: GroupID, completion: @escaping StoreCompletion<GroupRecord?>)
+
+    /// Up to `limit` groups `member` belongs to, by group id, starting after `after`.
+    func groups(of member: WhisperID, after: GroupID?, limit: Int,
+                completion: @escaping StoreCompletion<[GroupFrames.Summary]>)
 }
 
 /// The cross-node side of groups (Redis): each group's membership epoch, and the notices

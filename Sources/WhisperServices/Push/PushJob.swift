@@ -13,7 +13,9 @@ public struct PushJob: Sendable, Equatable {
         /// Content-free: "something waits, connect and fetch".
         case wake
         /// An incoming call: the app shows the ringing screen and logs in for the held offer.
-        case call(CanonicalUUID)
+        /// The `callId` exactly as the caller spelt it (a UUID in any case: hex digits and
+        /// dashes, nothing to escape), so it matches the offer the callee then receives.
+        case call(callIdText: String)
     }
 
     public let user: WhisperID

@@ -17,7 +17,7 @@ import WhisperProtocol
 /// 3. a wake-up job for the device's provider (APNs for iOS, FCM for Android) with the regular
 ///    push token — never the VoIP token — handed to its sender; a full queue drops it (counted).
 ///
-/// `ring(callee, callId)` — `call_initiate` to a callee with no live socket: steps 2 and 3,
+/// `ring(callee, callIdText)` — `call_initiate` to a callee with no live socket: steps 2 and 3,
 /// never coalesced; an iOS device with a VoIP token gets a VoIP push, any other device a call
 /// job on its regular token.
 public final class PushService: WakeUps {
@@ -59,8 +59,8 @@ public final class PushService: WakeUps {
         send(to: user, kind: .wake)
     }
 
-    public func ring(_ callee: WhisperID, callId: CanonicalUUID) {
-        send(to: callee, kind: .call(callId))
+    public func ring(_ callee: WhisperID, callIdText: String) {
+        send(to: callee, kind: .call(callIdText: callIdText))
     }
 
     /// Steps 2 and 3.

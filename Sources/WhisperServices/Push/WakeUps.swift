@@ -14,6 +14,6 @@ public protocol WakeUps: AnyObject {
     func wakeClaimed(_ user: WhisperID)
     /// `call_initiate` found the callee without a live socket: a VoIP push on iOS (CallKit
     /// rings), a high-priority data message on Android; never coalesced away. The held offer
-    /// is delivered when the woken app logs in.
-    func ring(_ callee: WhisperID, callId: CanonicalUUID)
+    /// is delivered when the woken app logs in. `callIdText` is the caller's spelling.
+    func ring(_ callee: WhisperID, callIdText: String)
 }
