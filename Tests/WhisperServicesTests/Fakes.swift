@@ -24,6 +24,8 @@ final class FakeChallenges: ChallengeStore {
 final class FakeSessions: SessionStore {
     var records: [SessionHash: SessionRecord] = [:]
     var notices: [RevocationNotice] = []
+    /// Runs at every `revokeAll` (to see when, among other stores' steps, it came).
+    var onRevoke: (() -> Void)?
 
     func createExclusive(_ session: SessionRecord, ttlSeconds: Int64, origin: ConnectionRef,
                          completion: @escaping StoreCompletion<[SessionHash]>) {
@@ -47,9 +49,12 @@ final class FakeSessions: SessionStore {
     func delete(_ session: SessionRecord, origin: ConnectionRef, completion: @escaping StoreCompletion<Bool>) {
         completion(.success(records.removeValue(forKey: session.hash) != nil))
     }
-    func revokeAll(of whisperId: WhisperID, reason: RevocationReason, completion: @escaping StoreCompletion<[SessionHash]>) {
+    func revokeAll(of whisperId: WhisperID, reason: RevocationReason, origin: ConnectionRef?,
+                   completion: @escaping StoreCompletion<[SessionHash]>) {
+        onRevoke?()
         let revoked = records.values.filter { $0.whisperId == whisperId }.map(\.hash)
         for hash in revoked { records[hash] = nil }
+        notices.append(RevocationNotice(reason: reason, whisperId: whisperId.string, origin: origin, hashes: revoked))
         completion(.success(revoked))
     }
 }
