@@ -78,9 +78,19 @@ final class FakeIdentities: IdentityStore {
         if let failure { return completion(.failure(failure)) }
         completion(.success(users[id]))
     }
+    /// Runs at the start of the next `create` (then is cleared): a concurrent registration
+    /// that commits first.
+    var beforeCreate: (() -> Void)?
+    func findBySignKey(_ signPublicKey: [UInt8], completion: @escaping StoreCompletion<WhisperID?>) {
+        if let failure { return completion(.failure(failure)) }
+        completion(.success(users.first { $0.value.keys.signPublicKey == signPublicKey }?.key))
+    }
     func create(_ id: WhisperID, keys: IdentityKeys, device: DeviceLogin, completion: @escaping StoreCompletion<Bool>) {
         candidates.append(id)
-        if collisions > 0 || users[id] != nil {
+        beforeCreate?()
+        beforeCreate = nil
+        let keyTaken = users.values.contains { $0.keys.signPublicKey == keys.signPublicKey }
+        if collisions > 0 || users[id] != nil || keyTaken {
             collisions -= 1
             return completion(.success(false))
         }
