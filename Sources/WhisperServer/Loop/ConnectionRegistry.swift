@@ -72,9 +72,10 @@ final class ConnectionRegistry {
     }
 
     /// A `RevocationNotice` from any node: sockets of the identity holding a listed session
-    /// (any session, for a ban or an account deletion) are closed with the reason's code after a `session_revoked`
-    /// frame, or — for refresh and logout elsewhere — just forget it. The socket that caused
-    /// the revocation is spared: it already holds its new session.
+    /// (any session, for a ban or an account deletion) are closed with the reason's code after
+    /// a `session_revoked` frame, or — for refresh and logout elsewhere — just forget it. The
+    /// socket that caused the revocation is spared: it already holds its new session (or, for
+    /// an account deletion, its handler answers and closes it).
     func apply(_ notice: RevocationNotice, now: UInt64) {
         for hash in notice.hashes { recentlyRevoked[hash] = now &+ Self.revokedMemoryNanos }
         guard let whisperId = WhisperID.validate(notice.whisperId), let sockets = byIdentity[whisperId] else { return }
