@@ -89,9 +89,10 @@ import WhisperTesting
         let registered = (0..<255).map { _ in Identity.unregisteredID() }
         let db = try Identity.database()
         defer { db.shutdown() }
+        // Each with its own signing key: one identity per key (migration 0005).
         _ = try await db.query("""
             INSERT INTO users (whisper_id, enc_public_key, sign_public_key)
-            SELECT unnest($1::text[]), decode(repeat('00', 32), 'hex'), decode(repeat('00', 32), 'hex')
+            SELECT id, decode(repeat('00', 32), 'hex'), sha256(convert_to(id, 'UTF8')) FROM unnest($1::text[]) AS id
             """, [.text("{" + registered.joined(separator: ",") + "}")])
         let full = try alice.createGroup(members: registered)
         #expect(full.frameType == "group_created", "\(full)")

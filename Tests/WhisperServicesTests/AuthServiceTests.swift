@@ -164,6 +164,51 @@ import WhisperProtocol
         #expect(found?.failure == .notRegistered)
     }
 
+    // MARK: Seed-only login (contract §15)
+
+    @Test func seedOnlyLogin_withKnownKeys_logsIntoThatIdentity_andRevokesItsOtherSession() throws {
+        let harness = AuthHarness()
+        let key = TestKey(seed: 11)
+        let first = try harness.login(key: key).get()
+        let again = try harness.login(key: key, deviceId: .random()).get()
+        #expect(!again.isNewIdentity)
+        #expect(again.session.record.whisperId == first.session.record.whisperId)
+        #expect(again.revokedSessions == 1)
+        #expect(harness.identities.users.count == 1, "no second identity minted for the same keys")
+        #expect(harness.identities.logins.map(\.whisperId) == [first.session.record.whisperId, first.session.record.whisperId])
+    }
+
+    @Test func seedOnlyLogin_withAKnownSigningKeyAndAnotherEncryptionKey_isAuthFailed() throws {
+        let harness = AuthHarness()
+        let key = TestKey(seed: 12)
+        _ = try harness.login(key: key).get()
+        #expect(harness.login(key: key, encKey: [UInt8](repeating: 1, count: 32)).failure == .authFailed(.keyMismatch))
+        #expect(harness.identities.users.count == 1)
+    }
+
+    @Test func seedOnlyLogin_ofABannedIdentity_isUserBanned() throws {
+        let harness = AuthHarness()
+        let key = TestKey(seed: 13)
+        let id = try harness.login(key: key).get().session.record.whisperId
+        let stored = try #require(harness.identities.users[id])
+        harness.identities.users[id] = StoredIdentity(keys: stored.keys, isBanned: true)
+        #expect(harness.login(key: key).failure == .banned)
+    }
+
+    @Test func seedOnlyRegistration_losingTheRaceForItsKeys_logsIntoTheWinner() throws {
+        let harness = AuthHarness()
+        let key = TestKey(seed: 14)
+        let winner = WhisperID.random()
+        let keys = IdentityKeys(encPublicKey: [UInt8](repeating: 9, count: 32), signPublicKey: key.publicKey)
+        // Another registration of the same keys commits between this one's look-up and insert.
+        harness.identities.beforeCreate = { harness.identities.users[winner] = StoredIdentity(keys: keys, isBanned: false) }
+        let login = try harness.login(key: key).get()
+        #expect(login.session.record.whisperId == winner)
+        #expect(!login.isNewIdentity)
+        #expect(harness.identities.candidates.count == 1)
+        #expect(harness.identities.users.count == 1)
+    }
+
     @Test func expiredSession_isNotRegistered() throws {
         let harness = AuthHarness()
         let token = SessionToken.generate(using: SeededRandom(seed: 1))

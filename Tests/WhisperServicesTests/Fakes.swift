@@ -24,6 +24,8 @@ final class FakeChallenges: ChallengeStore {
 final class FakeSessions: SessionStore {
     var records: [SessionHash: SessionRecord] = [:]
     var notices: [RevocationNotice] = []
+    /// Runs at every `revokeAll` (to see when, among other stores' steps, it came).
+    var onRevoke: (() -> Void)?
 
     func createExclusive(_ session: SessionRecord, ttlSeconds: Int64, origin: ConnectionRef,
                          completion: @escaping StoreCompletion<[SessionHash]>) {
@@ -47,9 +49,12 @@ final class FakeSessions: SessionStore {
     func delete(_ session: SessionRecord, origin: ConnectionRef, completion: @escaping StoreCompletion<Bool>) {
         completion(.success(records.removeValue(forKey: session.hash) != nil))
     }
-    func revokeAll(of whisperId: WhisperID, reason: RevocationReason, completion: @escaping StoreCompletion<[SessionHash]>) {
+    func revokeAll(of whisperId: WhisperID, reason: RevocationReason, origin: ConnectionRef?,
+                   completion: @escaping StoreCompletion<[SessionHash]>) {
+        onRevoke?()
         let revoked = records.values.filter { $0.whisperId == whisperId }.map(\.hash)
         for hash in revoked { records[hash] = nil }
+        notices.append(RevocationNotice(reason: reason, whisperId: whisperId.string, origin: origin, hashes: revoked))
         completion(.success(revoked))
     }
 }
@@ -73,9 +78,19 @@ final class FakeIdentities: IdentityStore {
         if let failure { return completion(.failure(failure)) }
         completion(.success(users[id]))
     }
+    /// Runs at the start of the next `create` (then is cleared): a concurrent registration
+    /// that commits first.
+    var beforeCreate: (() -> Void)?
+    func findBySignKey(_ signPublicKey: [UInt8], completion: @escaping StoreCompletion<WhisperID?>) {
+        if let failure { return completion(.failure(failure)) }
+        completion(.success(users.first { $0.value.keys.signPublicKey == signPublicKey }?.key))
+    }
     func create(_ id: WhisperID, keys: IdentityKeys, device: DeviceLogin, completion: @escaping StoreCompletion<Bool>) {
         candidates.append(id)
-        if collisions > 0 || users[id] != nil {
+        beforeCreate?()
+        beforeCreate = nil
+        let keyTaken = users.values.contains { $0.keys.signPublicKey == keys.signPublicKey }
+        if collisions > 0 || users[id] != nil || keyTaken {
             collisions -= 1
             return completion(.success(false))
         }

@@ -49,6 +49,8 @@ import WhisperProtocol
         #expect(RevocationReason.newLogin.closeCode == 4001)
         #expect(RevocationReason.banned.closeCode == 4003)
         #expect(RevocationReason.refreshed.closeCode == nil)
+        #expect(RevocationReason.accountDeleted.closeCode == 4004)
+        #expect(RevocationReason.allCases.filter(\.shutsOutIdentity) == [.banned, .accountDeleted])
     }
 
     @Test func pendingChallenge_roundTrips_withAndWithoutWhisperID() throws {

@@ -16,6 +16,13 @@ public struct GroupUpdatePayload: Sendable, Equatable {
     public let removeMembers: [WhisperID]
     public let title: String?
 
+    public init(groupId: GroupID, addMembers: [WhisperID], removeMembers: [WhisperID], title: String?) {
+        self.groupId = groupId
+        self.addMembers = addMembers
+        self.removeMembers = removeMembers
+        self.title = title
+    }
+
     public init(parsing payload: JSONObject, limits: Limits) throws(PayloadError) {
         try payload.rejectUnknownKeys(allowed: Self.allowedKeys)
         groupId = try payload.requireGroupID("groupId")

@@ -23,6 +23,7 @@ enum FrameRoutes {
         "session_refresh": .privileged(IdentityFrames.sessionRefresh),
         "logout": .privileged(IdentityFrames.logout),
         UpdateTokensPayload.type: .privileged(IdentityFrames.updateTokens),
+        DeleteAccountPayload.type: .privileged(AccountFrames.deleteAccount),
         SendMessagePayload.type: .privileged(MessagingFrames.sendMessage),
         FetchPendingPayload.type: .privileged(MessagingFrames.fetchPending),
         DeliveryReceiptPayload.type: .privileged(MessagingFrames.deliveryReceipt),

@@ -72,16 +72,17 @@ final class ConnectionRegistry {
     }
 
     /// A `RevocationNotice` from any node: sockets of the identity holding a listed session
-    /// (any session, for a ban) are closed with the reason's code after a `session_revoked`
-    /// frame, or — for refresh and logout elsewhere — just forget it. The socket that caused
-    /// the revocation is spared: it already holds its new session.
+    /// (any session, for a ban or an account deletion) are closed with the reason's code after
+    /// a `session_revoked` frame, or — for refresh and logout elsewhere — just forget it. The
+    /// socket that caused the revocation is spared: it already holds its new session (or, for
+    /// an account deletion, its handler answers and closes it).
     func apply(_ notice: RevocationNotice, now: UInt64) {
         for hash in notice.hashes { recentlyRevoked[hash] = now &+ Self.revokedMemoryNanos }
         guard let whisperId = WhisperID.validate(notice.whisperId), let sockets = byIdentity[whisperId] else { return }
         for socket in Array(sockets.values) {
             if let origin = notice.origin, origin.node == node, origin.connection == socket.connection.id { continue }
             guard let held = socket.authenticated,
-                  notice.reason == .banned || notice.hashes.contains(held.hash)
+                  notice.reason.shutsOutIdentity || notice.hashes.contains(held.hash)
             else { continue }
             unbind(socket)
             if let code = notice.reason.closeCode { socket.revoke(reason: notice.reason, code: code) }

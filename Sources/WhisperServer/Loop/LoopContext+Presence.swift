@@ -64,10 +64,10 @@ extension LoopContext {
         }
     }
 
-    /// A revocation notice from any node (through `NodeSubscriptions`). A ban also makes
-    /// the identity's cached recipient status stale.
+    /// A revocation notice from any node (through `NodeSubscriptions`). A ban or an account
+    /// deletion also makes the identity's cached recipient status stale.
     func applyRevocation(_ notice: RevocationNotice) {
-        if notice.reason == .banned, let whisperId = WhisperID.validate(notice.whisperId) { recipients.forget(whisperId) }
+        if notice.reason.shutsOutIdentity, let whisperId = WhisperID.validate(notice.whisperId) { recipients.forget(whisperId) }
         registry.apply(notice, now: loop.now)
     }
 

@@ -47,6 +47,12 @@ final class LoopContext {
                                                 rateLimiter: rateLimiter, wakeUps: wakeUps, log: shared.log)
     private let groupStore: PostgresGroupStore
     private let groupEvents: RedisGroupEventStore
+    private(set) lazy var accountDeletion = AccountDeletionService(
+        limits: shared.limits, records: PostgresAccountRecordStore(pool: shared.postgres, loop: loop),
+        queues: RedisAccountQueueStore(redis: redis, keys: shared.redisKeys),
+        sessions: RedisSessionStore(redis: redis, keys: shared.redisKeys), groups: groups,
+        verifier: SignatureVerifier(histogram: shared.metrics.base.ed25519Verify), log: shared.log,
+        now: { WallTime.now().epochMillis })
     private(set) lazy var typing = TypingService(limits: shared.limits,
                                                  store: RedisTypingStore(redis: redis, keys: shared.redisKeys,
                                                                          node: shared.nodeId, limits: shared.limits),

@@ -3,8 +3,8 @@ import WhisperRuntime
 import WhisperServices
 import WhisperStorage
 
-/// `users`, `devices` and `bans` through the PostgreSQL worker pool; completions come back
-/// on `loop`.
+/// `users`, `devices`, `bans` and `deleted_identities` through the PostgreSQL pool;
+/// completions come back on `loop`.
 final class PostgresIdentityStore: IdentityStore {
     private let pool: PostgresPool?
     private let loop: EventLoop
@@ -22,20 +22,29 @@ final class PostgresIdentityStore: IdentityStore {
         FROM users u WHERE u.whisper_id = $1
         """
 
-    /// Collision-safe on the primary key: a taken id inserts nothing (0 rows) and the
-    /// caller mints another. An id with any ban row is never handed out either. The first
-    /// device row goes in with the identity, in the same statement (one round trip and one
-    /// commit per registration); its foreign key is checked at the end of the statement,
-    /// when the user row exists.
+    /// Collision-safe on both unique keys: a taken id, or a signing key that a
+    /// seed-recoverable identity already holds (`users_sign_public_key_recoverable_key`,
+    /// migration 0005 — a concurrent first registration with the same keys waits for the
+    /// other and then loses here), inserts nothing (0 rows), and the caller looks the keys
+    /// up again before minting another id. An id with any ban row or that belonged to a
+    /// deleted identity is never handed out either. The first device row goes in with the
+    /// identity, in the same statement (one round trip and one commit per registration); its
+    /// foreign key is checked at the end of the statement, when the user row exists.
     static let createSQL = """
         WITH created AS (
             INSERT INTO users (whisper_id, enc_public_key, sign_public_key)
-            SELECT $1::text, $2, $3 WHERE NOT EXISTS (SELECT 1 FROM bans WHERE whisper_id = $1::text)
-            ON CONFLICT (whisper_id) DO NOTHING
+            SELECT $1::text, $2, $3
+            WHERE NOT EXISTS (SELECT 1 FROM bans WHERE whisper_id = $1::text)
+              AND NOT EXISTS (SELECT 1 FROM deleted_identities WHERE whisper_id = $1::text)
+            ON CONFLICT DO NOTHING
             RETURNING whisper_id)
         INSERT INTO devices (whisper_id, device_id, platform, push_token, voip_token)
         SELECT whisper_id, $4::uuid, $5, $6, $7 FROM created
         """
+
+    /// Seed-only login: the identity reachable by this signing key (at most one, by the
+    /// partial unique index).
+    static let findBySignKeySQL = "SELECT whisper_id FROM users WHERE sign_public_key = $1 AND seed_recoverable"
 
     /// Recovery login: keys and ban checked, and the device upserted only when both pass,
     /// in one statement, which also clears the push tokens of the identity's other devices
@@ -80,6 +89,15 @@ final class PostgresIdentityStore: IdentityStore {
                   let banned = row.bool("banned")
             else { return .failure(.unexpectedReply("users row for \(id) is malformed")) }
             return .success(StoredIdentity(keys: IdentityKeys(encPublicKey: enc, signPublicKey: sign), isBanned: banned))
+        }
+    }
+
+    func findBySignKey(_ signPublicKey: [UInt8], completion: @escaping StoreCompletion<WhisperID?>) {
+        pool.query(Self.findBySignKeySQL, [.bytea(signPublicKey)], on: loop, completion) { rows in
+            guard let row = rows.first else { return .success(nil) }
+            guard let id = row.string("whisper_id").flatMap(WhisperID.validate)
+            else { return .failure(.unexpectedReply("users row found by its signing key is malformed")) }
+            return .success(id)
         }
     }
 

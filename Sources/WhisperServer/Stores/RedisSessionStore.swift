@@ -55,8 +55,9 @@ final class RedisSessionStore: SessionStore {
                          arguments: arguments) { completion(Self.flag(RedisReplies.value($0))) }
     }
 
-    func revokeAll(of whisperId: WhisperID, reason: RevocationReason, completion: @escaping StoreCompletion<[SessionHash]>) {
-        let header = RevocationNotice.header(reason: reason, whisperId: whisperId.string, origin: nil)
+    func revokeAll(of whisperId: WhisperID, reason: RevocationReason, origin: ConnectionRef?,
+                   completion: @escaping StoreCompletion<[SessionHash]>) {
+        let header = RevocationNotice.header(reason: reason, whisperId: whisperId.string, origin: origin)
         redis.evalScript(SessionScripts.revokeAll, keys: [keys.sessionIndex(whisperId)],
                          arguments: [Array(keys.sessionPrefix.utf8), keys.revocationChannel, Array(header.utf8)]) {
             completion(Self.hashes(RedisReplies.value($0)))

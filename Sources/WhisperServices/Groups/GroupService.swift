@@ -32,7 +32,10 @@ import WhisperProtocol
 ///   tells a non-member whether a group exists.
 /// - `groups_list {cursor?, limit?}`: GROUP rate limit; one page of the caller's groups by id,
 ///   each with its version, so the client fetches only the groups whose version moved.
-public final class GroupService {
+///
+/// `leave` is a member removing itself through the same steps 2–3, without the rate limit
+/// (account deletion leaves every group of the identity, `AccountDeletionService`).
+public final class GroupService: GroupDeparture {
     public typealias Completion<T> = (Result<T, ServiceError>) -> Void
 
     private let limits: Limits
@@ -93,8 +96,7 @@ public final class GroupService {
         let caller = session.whisperId
         rateLimiter.check(.group, subjects: [.ip(client.ip), .identity(caller.string)]) { [self] result in
             if case .failure(let error) = result { return completion(.failure(error)) }
-            let rules = GroupRules(maxMembers: limits.maxGroupMembers)
-            store.update(request.groupId, decide: { rules.apply(request, by: caller, to: $0) }) { [self] result in
+            apply(request, by: caller, client: client) { [self] result in
                 switch result {
                 case .failure(let error):
                     completion(.failure(.storage(error)))
@@ -105,18 +107,42 @@ public final class GroupService {
                 case .success(.unknownMembers):
                     completion(.failure(.notFound("unknown member id")))
                 case .success(.applied(let change)):
-                    let after = change.after
-                    let state = GroupFrames.State(groupId: after.groupId, title: after.title, memberIds: after.members,
-                                                  ownerId: after.ownerId, version: after.version,
-                                                  added: change.added, removed: change.removed,
-                                                  deleted: change.deleted)
-                    // Everyone who was or is a member hears of it, the caller by the reply.
-                    var seen: Set<WhisperID> = [caller]
-                    let recipients = (change.before.members + change.added).filter { seen.insert($0).inserted }
-                    announce(.updated, state, by: caller, to: recipients, client: client, completion)
+                    announce(change, by: caller, client: client, completion)
                 }
             }
         }
+    }
+
+    // MARK: Leaving (account deletion)
+
+    /// `member` leaves `groupId` exactly as its `group_update {removeMembers: [member]}` would
+    /// (the same rules under the group's lock: ownership handed on, the last member deleting
+    /// the group; the same `group_event` to every other member), minus the GROUP rate limit.
+    /// A group that is gone, or that `member` is no longer in, was already left: `nil`.
+    public func leave(_ groupId: GroupID, member: WhisperID, client: ClientRef,
+                      completion: @escaping Completion<GroupFrames.State?>) {
+        let request = GroupUpdatePayload(groupId: groupId, addMembers: [], removeMembers: [member], title: nil)
+        apply(request, by: member, client: client) { [self] result in
+            switch result {
+            case .failure(let error):
+                completion(.failure(.storage(error)))
+            case .success(.unknownGroup), .success(.refused(.notMember)):
+                completion(.success(nil))
+            case .success(.refused(let refusal)):
+                completion(.failure(refusal.serviceError))
+            case .success(.unknownMembers):
+                completion(.failure(.internalFailure("a leave added members")))
+            case .success(.applied(let change)):
+                announce(change, by: member, client: client) { completion($0.map(Optional.some)) }
+            }
+        }
+    }
+
+    /// Step 2: the rules and the write, in the store's transaction holding the group's lock.
+    private func apply(_ request: GroupUpdatePayload, by caller: WhisperID, client: ClientRef,
+                       completion: @escaping StoreCompletion<GroupUpdateOutcome>) {
+        let rules = GroupRules(maxMembers: limits.maxGroupMembers)
+        store.update(request.groupId, decide: { rules.apply(request, by: caller, to: $0) }, completion: completion)
     }
 
     // MARK: group_get, groups_list
@@ -199,5 +225,18 @@ public final class GroupService {
                 completion(.success(state))
             }
         }
+    }
+
+    /// Step 3 of an applied update: everyone who was or is a member hears of it, the caller
+    /// by the reply.
+    private func announce(_ change: GroupChange, by caller: WhisperID, client: ClientRef,
+                          _ completion: @escaping Completion<GroupFrames.State>) {
+        let after = change.after
+        let state = GroupFrames.State(groupId: after.groupId, title: after.title, memberIds: after.members,
+                                      ownerId: after.ownerId, version: after.version, added: change.added, removed: change.removed,
+                                      deleted: change.deleted)
+        var seen: Set<WhisperID> = [caller]
+        let recipients = (change.before.members + change.added).filter { seen.insert($0).inserted }
+        announce(.updated, state, by: caller, to: recipients, client: client, completion)
     }
 }

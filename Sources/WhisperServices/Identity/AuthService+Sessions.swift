@@ -64,7 +64,7 @@ extension AuthService {
 
     /// Kills every session of an identity on every node (for bans: reason `banned`, close 4003).
     public func revokeAll(of whisperId: WhisperID, reason: RevocationReason, completion: @escaping Completion<Int>) {
-        sessions.revokeAll(of: whisperId, reason: reason) { [self] result in
+        sessions.revokeAll(of: whisperId, reason: reason, origin: nil) { [self] result in
             switch result {
             case .failure(let error):
                 completion(.failure(.storage(error)))

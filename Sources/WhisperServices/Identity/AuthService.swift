@@ -14,7 +14,10 @@ import WhisperProtocol
 /// 3. Ed25519 over the 32 raw challenge bytes with `signPublicKey` → else `AUTH_FAILED`;
 /// 4. recovery (whisperId given): the identity must exist with both keys equal → else
 ///    `AUTH_FAILED` (one message for both, so existence does not leak); then the ban check
-///    → `USER_BANNED`. New identity: mint ids until one is free (`users` primary key);
+///    → `USER_BANNED`. No whisperId (the seed phrase alone): the identity holding this
+///    signing key, if any, goes through the same recovery check (contract §15); keys never
+///    seen mint ids until one is free (`users` primary key) — a registration that loses to a
+///    concurrent one with the same keys (the unique signing key) logs into the winner;
 /// 5. upsert the device row (platform, push tokens, last active) — in the same database
 ///    statement as step 4 (one round trip per login);
 /// 6. create the session and, in the same Redis script, kill every other session of the
@@ -100,7 +103,7 @@ public final class AuthService {
                 if let whisperId = request.whisperId {
                     recover(whisperId, keys: keys, request, client: client, completion)
                 } else {
-                    register(keys: keys, request, client: client, attempt: 1, completion)
+                    recoverBySeed(keys: keys, request, client: client, attempt: 1, completion)
                 }
             }
         }
@@ -132,7 +135,23 @@ public final class AuthService {
         }
     }
 
-    /// New identity: mint, insert; a taken id (primary key) means mint again.
+    /// Seed-only login: keys that already belong to an identity log it in exactly as if its
+    /// whisperId had been given (a signing key whose identity has another encryption key is
+    /// `AUTH_FAILED`); keys never seen register a new identity.
+    private func recoverBySeed(keys: IdentityKeys, _ request: RegisterProofPayload, client: ClientRef, attempt: Int,
+                               _ completion: @escaping Completion<Login>) {
+        identities.findBySignKey(keys.signPublicKey) { [self] result in
+            switch result {
+            case .failure(let error): completion(.failure(.storage(error)))
+            case .success(let owner?): recover(owner, keys: keys, request, client: client, completion)
+            case .success(nil): register(keys: keys, request, client: client, attempt: attempt, completion)
+            }
+        }
+    }
+
+    /// New identity: mint, insert. Nothing inserted means a taken id or a concurrent
+    /// registration of the same keys that won: look the keys up again (the winner logs in),
+    /// else mint again.
     private func register(keys: IdentityKeys, _ request: RegisterProofPayload, client: ClientRef, attempt: Int,
                           _ completion: @escaping Completion<Login>) {
         guard attempt <= limits.maxWhisperIDMintAttempts, let candidate = WhisperIDMinter.mint(using: random) else {
@@ -144,7 +163,7 @@ public final class AuthService {
                 completion(.failure(.storage(error)))
             case .success(false):
                 log.warn("whisper_id_collision", whisperId: candidate.string, ["attempt": .int(attempt)])
-                register(keys: keys, request, client: client, attempt: attempt + 1, completion)
+                recoverBySeed(keys: keys, request, client: client, attempt: attempt + 1, completion)
             case .success(true):
                 openSession(candidate, isNew: true, request, client: client, completion)
             }

@@ -52,11 +52,16 @@ public struct DeviceLogin: Sendable, Equatable {
     public let voipToken: String?
 }
 
-/// Identities and devices (PostgreSQL `users`, `devices`, `bans`), off the event loops.
+/// Identities and devices (PostgreSQL `users`, `devices`, `bans`, `deleted_identities`), off the event loops.
 public protocol IdentityStore {
     func find(_ id: WhisperID, completion: @escaping StoreCompletion<StoredIdentity?>)
+    /// The identity a seed-only login reaches with this Ed25519 key, or `nil` for a key never
+    /// seen (at most one identity per key is seed-recoverable, docs/protocol.md "Login").
+    func findBySignKey(_ signPublicKey: [UInt8], completion: @escaping StoreCompletion<WhisperID?>)
     /// Inserts a new identity and its first device in one step; `false` (nothing written)
-    /// when the id is taken (or reserved by a ban row), so the caller mints another.
+    /// when the id is taken (or reserved by a ban row or a deleted identity) or when an
+    /// identity with this signing key exists already (a concurrent registration of the same
+    /// keys won), so the caller looks the keys up again before minting another id.
     func create(_ id: WhisperID, keys: IdentityKeys, device: DeviceLogin, completion: @escaping StoreCompletion<Bool>)
     /// The device's platform and push tokens (`nil` keeps a stored token); `false` when the
     /// device row is gone.

@@ -8,6 +8,8 @@ public enum RevocationReason: String, Sendable, CaseIterable {
     case refreshed
     /// `logout`: other sockets holding the token forget it.
     case loggedOut = "logged_out"
+    /// The identity deleted itself (`delete_account`): close 4004.
+    case accountDeleted = "account_deleted"
 
     /// The WebSocket close code for sockets holding a revoked session, or `nil` when the
     /// socket stays open and only becomes unauthenticated.
@@ -15,7 +17,17 @@ public enum RevocationReason: String, Sendable, CaseIterable {
         switch self {
         case .newLogin: return 4001
         case .banned: return 4003
+        case .accountDeleted: return 4004
         case .refreshed, .loggedOut: return nil
+        }
+    }
+
+    /// The whole identity is shut out, not one session: every socket of it closes whatever
+    /// session it holds, and what nodes cached about it as a recipient is stale.
+    public var shutsOutIdentity: Bool {
+        switch self {
+        case .banned, .accountDeleted: return true
+        case .newLogin, .refreshed, .loggedOut: return false
         }
     }
 }

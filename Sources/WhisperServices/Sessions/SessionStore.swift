@@ -19,7 +19,9 @@ public protocol SessionStore {
     /// Kills `session`. `false` when it was already gone.
     func delete(_ session: SessionRecord, origin: ConnectionRef, completion: @escaping StoreCompletion<Bool>)
 
-    /// Kills every session of `whisperId` (a ban). Answers the hashes it killed.
-    func revokeAll(of whisperId: WhisperID, reason: RevocationReason,
+    /// Kills every session of `whisperId` (a ban, an account deletion). Answers the hashes
+    /// it killed. The notice spares the socket `origin` (the one that deleted its account,
+    /// which is answered and closed by its own handler); `nil` spares none.
+    func revokeAll(of whisperId: WhisperID, reason: RevocationReason, origin: ConnectionRef?,
                    completion: @escaping StoreCompletion<[SessionHash]>)
 }
