@@ -35,6 +35,7 @@ import WhisperProtocol
 /// | `WHISPER_CALL_RING_TIMEOUT_SECONDS` | 60 | an unanswered call ends after this, 1–600 |
 /// | `WHISPER_MAX_PENDING_PER_USER` | 10000 | messages one user's pending queue may hold; a send beyond it gets `RATE_LIMITED`, 1–10000000 |
 /// | `WHISPER_MAX_GROUP_MEMBERS` | 256 | members of one group, owner included; more → `INVALID_PAYLOAD`, 2–100000 |
+/// | `WHISPER_MAX_BLOCKS_PER_USER` | 10000 | identities one user may block; a `block` beyond it → `INVALID_PAYLOAD`, 1–100000 |
 /// | `WHISPER_RATE_<ACTION>[_IP]` | see `RateLimits` | `<count>/<seconds>` |
 ///
 /// Booleans are `1|true|yes` / `0|false|no`, case-insensitive. An empty value counts as unset.
@@ -147,6 +148,7 @@ public struct ServerConfig: Sendable {
         limits.maxPendingPerUser = try env.integer("WHISPER_MAX_PENDING_PER_USER",
                                                    default: limits.maxPendingPerUser, in: 1...10_000_000)
         limits.maxGroupMembers = try env.integer("WHISPER_MAX_GROUP_MEMBERS", default: limits.maxGroupMembers, in: 2...100_000)
+        limits.maxBlocksPerUser = try env.integer("WHISPER_MAX_BLOCKS_PER_USER", default: limits.maxBlocksPerUser, in: 1...100_000)
         limits.turnCredentialTTLSeconds = try env.integer("WHISPER_TURN_TTL_SECONDS",
                                                           default: limits.turnCredentialTTLSeconds, in: 1...7 * 86_400)
         limits.callRingTimeoutSeconds = Int64(try env.integer("WHISPER_CALL_RING_TIMEOUT_SECONDS",
@@ -246,6 +248,7 @@ public struct ServerConfig: Sendable {
             "WHISPER_DRAIN_TIMEOUT_SECONDS", "WHISPER_TEST_ECHO", "WHISPER_CHALLENGE_TTL_SECONDS",
             "WHISPER_SESSION_TTL_SECONDS", "WHISPER_MAX_PENDING_PER_USER", "WHISPER_MAX_GROUP_MEMBERS",
             "WHISPER_CALL_RING_TIMEOUT_SECONDS",
+            "WHISPER_MAX_BLOCKS_PER_USER",
             "WHISPER_PRESENCE_MIN_INTERVAL_MS", "WHISPER_PRESENCE_OFFLINE_GRACE_MS", "WHISPER_NODE_HEARTBEAT_SECONDS",
             "WHISPER_NODE_TTL_SECONDS", "WHISPER_ATTACHMENT_UPLOAD_URL_TTL_SECONDS", "WHISPER_ATTACHMENT_DOWNLOAD_URL_TTL_SECONDS",
             "WHISPER_ATTACHMENT_RETENTION_SECONDS", "WHISPER_ATTACHMENT_UNREFERENCED_GRACE_SECONDS",

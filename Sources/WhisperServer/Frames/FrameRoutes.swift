@@ -35,5 +35,8 @@ enum FrameRoutes {
         GroupCreatePayload.type: .privileged(GroupsFrames.create),
         GroupUpdatePayload.type: .privileged(GroupsFrames.update),
         SendMessagePayload.groupType: .privileged(MessagingFrames.sendMessage),
+        BlockPayload.blockType: .privileged(BlockingFrames.block),
+        BlockPayload.unblockType: .privileged(BlockingFrames.unblock),
+        BlockPayload.listType: .privileged(BlockingFrames.list),
     ]
 }

@@ -47,10 +47,11 @@ enum IdentityFrames {
                         payload.member("sessionExpiresAt", login.session.record.expiresAtMillis)
                         payload.member("serverTime", WallTime.now().epochMillis)
                     }
-                    // Right after the ack: the route moves here, then the kept events.
+                    // Right after the ack: the block list's Redis copy is rewritten (docs/protocol.md
+                    // "Blocking"), then the route moves here, then the kept events.
                     if joined != .refused {
                         socket.beginRequest()
-                        socket.context.cameOnline(socket, as: login.session.record.whisperId) { socket.endRequest() }
+                        socket.context.loggedIn(socket, as: login.session.record.whisperId) { socket.endRequest() }
                     }
                 case .failure(let error):
                     reply.fail(error)

@@ -88,12 +88,20 @@ struct RedisKeys: Sendable {
     var peersPrefix: String { joined.peers }
     func peers(_ whisperId: WhisperID) -> [UInt8] { Array((joined.peers + whisperId.string).utf8) }
 
+    /// What the presence scripts build a user's `blocked:` key from (`blocked(_:)`): this, the
+    /// Whisper ID, then `}`.
+    var blockedPrefix: String { prefix + "blocked:{" }
+
     /// `typing:{from}:{to}` → set for `Limits.typingMinIntervalMillis` after a relayed signal.
     func typing(from: WhisperID, to: WhisperID) -> [UInt8] { bytes("typing:" + from.string + ":" + to.string) }
 
     /// `push-wake:{whisperId}` → "1" while a wake-up sent to the user coalesces later ones;
     /// TTL = `WHISPER_PUSH_COALESCE_SECONDS`; deleted when the user logs in.
     func pushWake(_ whisperId: WhisperID) -> [UInt8] { Array((joined.pushWake + whisperId.string).utf8) }
+
+    /// `blocked:{whisperId}` → set of the identities this user blocked (a copy of PostgreSQL's
+    /// `blocks`, loaded at login and kept in step by block/unblock): what the scripts check.
+    func blocked(_ whisperId: WhisperID) -> [UInt8] { bytes("blocked:{" + whisperId.string + "}") }
 
     /// `pending-count` → messages in all pending queues (for `whisper_pending_messages`).
     var pendingCount: [UInt8] { Array(joined.pendingCount.utf8) }
