@@ -46,8 +46,8 @@ enum Blocking {
         return members.compactMap(\.text).sorted()
     }
 
-    /// Waits until `user`'s Redis copy is `expected` (nil: no key); the copy is rewritten right
-    /// after a login's `register_ack`.
+    /// Waits until `user`'s Redis copy is `expected` (nil: no key): `block` and `unblock` answer
+    /// after writing it, and a login rewrites it before its `register_ack`, so it holds at once.
     static func expectRedisCopy(_ server: TestServer, of user: String, _ expected: [String]?,
                                 sourceLocation: SourceLocation = #_sourceLocation) async {
         let sorted = expected?.sorted()

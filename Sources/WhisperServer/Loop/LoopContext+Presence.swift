@@ -38,20 +38,18 @@ extension LoopContext {
         }
     }
 
-    /// A login (`register_proof`) of `whisperId` on `socket`: the Redis copy of its block list
-    /// is rewritten from PostgreSQL (docs/protocol.md "Blocking"), then the user comes online
-    /// (`cameOnline`) — so even after Redis lost the copy, its presence never reaches those it
-    /// blocks. A failed rewrite is logged and the login stands (the copy stays as it was). A
-    /// socket that stopped holding the identity meanwhile has gone offline already and does not
-    /// come online. `then` runs after, in every case.
-    func loggedIn(_ socket: WebSocketDriver, as whisperId: WhisperID, then: @escaping () -> Void) {
-        blocks.restore(whisperId) { [self] result in
+    /// A login (`register_proof`) of `whisperId`, before its `register_ack`: the Redis copy of
+    /// its block list is rewritten from PostgreSQL (docs/protocol.md "Blocking"), so a copy
+    /// Redis lost holds again before the user can be reached or comes online. A failed
+    /// rewrite is logged and the login stands (the copy stays as it was). `then` runs after,
+    /// in every case.
+    func restoreBlocks(of whisperId: WhisperID, connId: UInt64, then: @escaping () -> Void) {
+        blocks.restore(whisperId) { [shared] result in
             if case .failure(let error) = result {
-                shared.log.warn("blocks_restore_failed", connId: socket.connection.id, whisperId: whisperId.string,
+                shared.log.warn("blocks_restore_failed", connId: connId, whisperId: whisperId.string,
                                 ["reason": .string(error.logReason)])
             }
-            guard !socket.connection.isClosed, socket.authenticated?.whisperId == whisperId else { return then() }
-            cameOnline(socket, as: whisperId, then: then)
+            then()
         }
     }
 
