@@ -151,6 +151,33 @@ import WhisperTesting
         try bob.expectQuiet()
     }
 
+    @Test func anOfferHeldBeforeTheBlockReachedRedis_isNotDelivered_andEndsForTheCallerAlone() async throws {
+        let server = try await TestServer(CallTimeoutTests.shortRing)
+        defer { server.stop() }
+        let bob = try Phone.online(server), alice = try Phone.online(server)
+        try alice.blocked(bob.id)
+        alice.ws.socket.close()
+        await Messaging.waitForAuthenticated(server, count: 1)
+        // Redis lost alice's copy: bob's offer is held for her like any other.
+        let redis = try Identity.redis()
+        _ = try redis.command(["DEL", server.config.redisPrefix + "blocked:{" + alice.id + "}"])
+        let callId = Calls.newCallId()
+        try bob.signal("call_initiate", callId: callId, to: alice.id)
+        let held = await eventually {
+            (try? redis.command(["EXISTS", server.config.redisPrefix + "calls-held:" + alice.id])) == .integer(1)
+        }
+        #expect(held)
+        // Her login rewrites the copy before anything is sent to her: the offer stays unseen.
+        let back = try Phone.online(server, alice.identity, whisperId: alice.id)
+        let routed = await eventually { (try? redis.command(["EXISTS", server.config.redisPrefix + "route:" + alice.id])) == .integer(1) }
+        #expect(routed)
+        try await Task.sleep(nanoseconds: 300_000_000)
+        try back.expectQuiet()
+        #expect(try bob.expectCall("call_end", callId: callId).payload["reason"] as? String == "timeout")
+        try await Task.sleep(nanoseconds: 600_000_000)
+        try back.expectQuiet()
+    }
+
     // MARK: Typing and presence
 
     @Test func typing_fromABlockedPeer_isDropped_andFlowsAgainAfterAnUnblock() async throws {

@@ -135,8 +135,8 @@ enum CallScripts {
     /// ringing for the user, each followed by the caller's candidates, earliest deadline first —
     /// except those already written to the user's current socket (`at`: an offer that arrived
     /// between this login's route and this script) and those of callers the user blocks (held
-    /// before the block reached Redis: they ring out unseen); and `call_ringing` for callers on
-    /// this node not told yet (others' were published).
+    /// before the block reached Redis — a login rewrites the copy first: they become `blk`
+    /// calls); and `call_ringing` for callers on this node not told yet (others' were published).
     static let held = RedisScript(source: MessageScripts.prelude + """
         redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now_ms())
         local here = redis.call('GET', ARGV[4] .. ARGV[1])
@@ -146,7 +146,13 @@ enum CallScripts {
           local s = redis.call('HMGET', key, 'caller', 'callee', 'phase', 'offer', 'rung', 'cid', 'at')
           if s[3] ~= 'r' or s[2] ~= ARGV[1] or not s[4] then
             redis.call('ZREM', KEYS[1], id)
-          elseif s[7] ~= here and redis.call('SISMEMBER', KEYS[2], s[1]) == 0 then
+          elseif redis.call('SISMEMBER', KEYS[2], s[1]) == 1 then
+            -- Held before the block reached Redis: from now on a `blk` call.
+            redis.call('HSET', key, 'blk', '1')
+            redis.call('HDEL', key, 'offer')
+            redis.call('ZREM', KEYS[1], id)
+            redis.call('DEL', ARGV[3] .. id)
+          elseif s[7] ~= here then
             if here then redis.call('HSET', key, 'at', here) end
             frames[#frames + 1] = s[4]
             for _, c in ipairs(redis.call('LRANGE', ARGV[3] .. id, 0, -1)) do frames[#frames + 1] = c end
