@@ -69,4 +69,33 @@ enum Blocking {
         let stored = await eventually { (try? Identity.redis().command(["EXISTS", key])) == .integer(1) }
         #expect(stored, "no \(key)", sourceLocation: sourceLocation)
     }
+
+    /// Whether `key` (without the prefix) exists in `server`'s Redis.
+    static func exists(_ server: TestServer, _ key: String) throws -> Bool {
+        try Identity.redis().command(["EXISTS", server.config.redisPrefix + key]) == .integer(1)
+    }
+
+    /// Bob online, and alice, who blocked him, with a socket the server has seen close.
+    static func offlineBlocker(_ server: TestServer) async throws -> (blocked: Phone, blocker: Phone) {
+        let bob = try Phone.online(server), alice = try Phone.online(server)
+        try alice.blocked(bob.id)
+        alice.ws.socket.close()
+        await Messaging.waitForAuthenticated(server, count: 1)
+        return (bob, alice)
+    }
+
+    /// `blocker` logs in again while `caller`'s call rings for it: once its login is through
+    /// (route set, held offers looked up) nothing has reached it, the call times out for the
+    /// caller, and its `call_end` does not reach the blocker either.
+    static func expectNothingAtLogin(_ server: TestServer, _ blocker: Phone, callId: String, from caller: Phone,
+                                     sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let back = try Phone.online(server, blocker.identity, whisperId: blocker.id)
+        #expect(await eventually { (try? exists(server, "route:" + blocker.id)) == true }, sourceLocation: sourceLocation)
+        try await Task.sleep(nanoseconds: 300_000_000)
+        try back.expectQuiet()
+        #expect(try caller.expectCall("call_end", callId: callId).payload["reason"] as? String == "timeout",
+                sourceLocation: sourceLocation)
+        try await Task.sleep(nanoseconds: 600_000_000)
+        try back.expectQuiet()
+    }
 }

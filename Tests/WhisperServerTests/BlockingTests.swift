@@ -129,53 +129,27 @@ import WhisperTesting
     @Test func anOfflineBlocker_getsNoHeldOffer_andNoCallEnd_atItsLogin() async throws {
         let server = try await TestServer(CallTimeoutTests.shortRing)
         defer { server.stop() }
-        let bob = try Phone.online(server), alice = try Phone.online(server)
-        try alice.blocked(bob.id)
-        alice.ws.socket.close()
-        await Messaging.waitForAuthenticated(server, count: 1)
+        let (bob, alice) = try await Blocking.offlineBlocker(server)
         let callId = Calls.newCallId()
         try bob.signal("call_initiate", callId: callId, to: alice.id)
         await Blocking.expectCallStored(server, callId)
         // Nothing is held for alice, so nothing is pushed either (the push goes with a held offer).
-        let redis = try Identity.redis()
-        #expect(try redis.command(["EXISTS", server.config.redisPrefix + "calls-held:" + alice.id]) == .integer(0))
-        let back = try Phone.online(server, alice.identity, whisperId: alice.id)
-        // Her login is through (route set, held offers looked up) before the quiet check.
-        let routed = await eventually { (try? redis.command(["EXISTS", server.config.redisPrefix + "route:" + alice.id])) == .integer(1) }
-        #expect(routed)
-        try await Task.sleep(nanoseconds: 300_000_000)
-        try back.expectQuiet()
-        #expect(try bob.expectCall("call_end", callId: callId).payload["reason"] as? String == "timeout")
-        try await Task.sleep(nanoseconds: 600_000_000)
-        try back.expectQuiet()
+        #expect(try Blocking.exists(server, "calls-held:" + alice.id) == false)
+        try await Blocking.expectNothingAtLogin(server, alice, callId: callId, from: bob)
         try bob.expectQuiet()
     }
 
     @Test func anOfferHeldBeforeTheBlockReachedRedis_isNotDelivered_andEndsForTheCallerAlone() async throws {
         let server = try await TestServer(CallTimeoutTests.shortRing)
         defer { server.stop() }
-        let bob = try Phone.online(server), alice = try Phone.online(server)
-        try alice.blocked(bob.id)
-        alice.ws.socket.close()
-        await Messaging.waitForAuthenticated(server, count: 1)
+        let (bob, alice) = try await Blocking.offlineBlocker(server)
         // Redis lost alice's copy: bob's offer is held for her like any other.
-        let redis = try Identity.redis()
-        _ = try redis.command(["DEL", server.config.redisPrefix + "blocked:{" + alice.id + "}"])
+        _ = try Identity.redis().command(["DEL", server.config.redisPrefix + "blocked:{" + alice.id + "}"])
         let callId = Calls.newCallId()
         try bob.signal("call_initiate", callId: callId, to: alice.id)
-        let held = await eventually {
-            (try? redis.command(["EXISTS", server.config.redisPrefix + "calls-held:" + alice.id])) == .integer(1)
-        }
-        #expect(held)
+        #expect(await eventually { (try? Blocking.exists(server, "calls-held:" + alice.id)) == true })
         // Her login rewrites the copy before anything is sent to her: the offer stays unseen.
-        let back = try Phone.online(server, alice.identity, whisperId: alice.id)
-        let routed = await eventually { (try? redis.command(["EXISTS", server.config.redisPrefix + "route:" + alice.id])) == .integer(1) }
-        #expect(routed)
-        try await Task.sleep(nanoseconds: 300_000_000)
-        try back.expectQuiet()
-        #expect(try bob.expectCall("call_end", callId: callId).payload["reason"] as? String == "timeout")
-        try await Task.sleep(nanoseconds: 600_000_000)
-        try back.expectQuiet()
+        try await Blocking.expectNothingAtLogin(server, alice, callId: callId, from: bob)
     }
 
     // MARK: Typing and presence
