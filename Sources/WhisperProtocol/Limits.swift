@@ -170,6 +170,9 @@ public struct Limits: Sendable, Equatable {
     public var presenceRecordTTLSeconds: Int64 = 24 * 3600
     /// Due announcements (and users of dead nodes) handled per sweep, per node.
     public var presenceSweepBatch = 500
+    /// Identities one user may block (`WHISPER_MAX_BLOCKS_PER_USER`); a `block` beyond it gets
+    /// `INVALID_PAYLOAD` until the user unblocks someone (docs/protocol.md "Blocking").
+    public var maxBlocksPerUser = 10_000
 
     // MARK: Admin API (docs/protocol.md "Admin API")
     /// Items per page of an admin list when `limit` is not given…

@@ -42,6 +42,7 @@ import WhisperProtocol
 /// | `WHISPER_TIMESTAMP_SKEW_MS` | 600000 | accepted distance of a frame's `timestamp` from server time, 1000–86400000 |
 /// | `WHISPER_FETCH_PENDING_DEFAULT_LIMIT` | 50 | `fetch_pending` page without `limit`, 1–200 (the 200 maximum is wire contract) |
 /// | `WHISPER_MIGRATIONS_DIR` | see `MigrationsDirectory` | where the `NNNN_name.sql` files are |
+/// | `WHISPER_MAX_BLOCKS_PER_USER` | 10000 | identities one user may block; a `block` beyond it → `INVALID_PAYLOAD`, 1–100000 |
 /// | `WHISPER_RATE_<ACTION>[_IP]` | see `RateLimits` | `<count>/<seconds>` |
 ///
 /// Booleans are `1|true|yes` / `0|false|no`, case-insensitive. An empty value counts as unset.
@@ -177,6 +178,7 @@ public struct ServerConfig: Sendable {
         limits.maxPendingPerUser = try env.integer("WHISPER_MAX_PENDING_PER_USER",
                                                    default: limits.maxPendingPerUser, in: 1...10_000_000)
         limits.maxGroupMembers = try env.integer("WHISPER_MAX_GROUP_MEMBERS", default: limits.maxGroupMembers, in: 2...100_000)
+        limits.maxBlocksPerUser = try env.integer("WHISPER_MAX_BLOCKS_PER_USER", default: limits.maxBlocksPerUser, in: 1...100_000)
         limits.turnCredentialTTLSeconds = try env.integer("WHISPER_TURN_TTL_SECONDS",
                                                           default: limits.turnCredentialTTLSeconds, in: 1...7 * 86_400)
         limits.callRingTimeoutSeconds = Int64(try env.integer("WHISPER_CALL_RING_TIMEOUT_SECONDS",

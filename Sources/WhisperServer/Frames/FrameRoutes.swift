@@ -38,5 +38,8 @@ enum FrameRoutes {
         GroupGetPayload.type: .privileged(GroupsFrames.get),
         GroupsListPayload.type: .privileged(GroupsFrames.list),
         SendMessagePayload.groupType: .privileged(MessagingFrames.sendMessage),
+        BlockPayload.blockType: .privileged(BlockingFrames.block),
+        BlockPayload.unblockType: .privileged(BlockingFrames.unblock),
+        BlockPayload.listType: .privileged(BlockingFrames.list),
     ]
 }

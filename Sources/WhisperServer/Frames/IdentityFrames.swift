@@ -36,23 +36,28 @@ enum IdentityFrames {
         let socket = reply.socket
         reply.async { done in
             socket.context.auth.prove(request, client: socket.client) { result in
-                defer { done() }
                 switch result {
                 case .success(let login):
-                    let joined = socket.context.registry.bind(socket, to: login.session.record)
-                    reply.send("register_ack") { payload in
-                        payload.member("success", true)
-                        payload.member("whisperId", login.session.record.whisperId.string)
-                        payload.member("sessionToken", login.session.token.text)
-                        payload.member("sessionExpiresAt", login.session.record.expiresAtMillis)
-                        payload.member("serverTime", WallTime.now().epochMillis)
-                    }
-                    // Right after the ack: the route moves here, then the kept events.
-                    if joined != .refused {
-                        socket.beginRequest()
-                        socket.context.cameOnline(socket, as: login.session.record.whisperId) { socket.endRequest() }
+                    // Before the ack, the Redis copy of the user's block list is rewritten from
+                    // PostgreSQL (docs/protocol.md "Blocking"): the list holds from the ack on.
+                    socket.context.restoreBlocks(of: login.session.record.whisperId, connId: socket.connection.id) {
+                        defer { done() }
+                        let joined = socket.context.registry.bind(socket, to: login.session.record)
+                        reply.send("register_ack") { payload in
+                            payload.member("success", true)
+                            payload.member("whisperId", login.session.record.whisperId.string)
+                            payload.member("sessionToken", login.session.token.text)
+                            payload.member("sessionExpiresAt", login.session.record.expiresAtMillis)
+                            payload.member("serverTime", WallTime.now().epochMillis)
+                        }
+                        // Right after the ack: the route moves here, then the kept events.
+                        if joined != .refused {
+                            socket.beginRequest()
+                            socket.context.cameOnline(socket, as: login.session.record.whisperId) { socket.endRequest() }
+                        }
                     }
                 case .failure(let error):
+                    done()
                     reply.fail(error)
                 }
             }

@@ -38,6 +38,21 @@ extension LoopContext {
         }
     }
 
+    /// A login (`register_proof`) of `whisperId`, before its `register_ack`: the Redis copy of
+    /// its block list is rewritten from PostgreSQL (docs/protocol.md "Blocking"), so a copy
+    /// Redis lost holds again before the user can be reached or comes online. A failed
+    /// rewrite is logged and the login stands (the copy stays as it was). `then` runs after,
+    /// in every case.
+    func restoreBlocks(of whisperId: WhisperID, connId: UInt64, then: @escaping () -> Void) {
+        blocks.restore(whisperId) { [shared] result in
+            if case .failure(let error) = result {
+                shared.log.warn("blocks_restore_failed", connId: connId, whisperId: whisperId.string,
+                                ["reason": .string(error.logReason)])
+            }
+            then()
+        }
+    }
+
     /// `socket` no longer holds `whisperId` (logout, revocation, close, idle timeout, another
     /// login): its route is withdrawn unless a newer socket took it over, and its peers hear
     /// it is offline once the grace period has passed.

@@ -58,6 +58,10 @@ final class LoopContext {
                                                                          node: shared.nodeId, limits: shared.limits),
                                                  router: LoopRouter(context: self), rateLimiter: rateLimiter)
     private(set) lazy var calls = makeCallService()
+    /// Block lists (docs/protocol.md "Blocking"): PostgreSQL, and the Redis copy the scripts check.
+    private(set) lazy var blocks = BlockService(limits: shared.limits, store: PostgresBlockStore(pool: shared.postgres, loop: loop),
+                                                mirror: RedisBlockMirror(redis: redis, keys: shared.redisKeys),
+                                                rateLimiter: rateLimiter, log: shared.log)
     /// Push wake-ups (docs/protocol.md "Push wake-ups"); nil when no provider is configured.
     private(set) lazy var wakeUps: WakeUps? = shared.push.map { senders in
         PushService(limits: shared.limits, claims: RedisWakeUpClaims(redis: redis, keys: shared.redisKeys),

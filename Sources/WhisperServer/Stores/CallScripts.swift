@@ -5,12 +5,17 @@ import WhisperStorage
 /// call is one atomic step, so a call is answered, ended or timed out exactly once, whichever
 /// node sees the frame or runs the sweep.
 ///
-/// State: `call:{id}` is a hash {caller, callee, cid, phase r|a|e, offer, rung, at}; a ringing call
+/// State: `call:{id}` is a hash {caller, callee, cid, phase r|a|e, offer, rung, at, blk}; a ringing call
 /// is also in `calls:deadlines` (scored by its ring deadline) and in the callee's
 /// `calls-held:{callee}`; the caller's candidates while it rings are in `call-ice:{id}`. An
 /// ended call stays as phase `e` for `Limits.callEndedTTLSeconds`. Routing is
 /// `MessageScripts.prelude`'s `route`; the sweep and the login script build `route:`,
 /// `events:` and `call:` keys of users they read from state (single Redis, not Redis Cluster).
+///
+/// A call whose callee blocked the caller (`blocked:{callee}` holds the caller, docs/protocol.md
+/// "Blocking") has `blk` = 1: it rings for the caller alone — no offer held or routed, no
+/// `call_ringing`, no push — its signals reach nobody, the callee does not know it (its own
+/// signals on it are `NOT_FOUND`), and the sweep times it out for the caller only.
 enum CallScripts {
     /// `route_event`: routes an event (kind 'e'), keeping it in the user's event queue when
     /// nobody holds the user (docs/protocol.md "Calls": a `call_end` waits for the next login).
@@ -35,18 +40,25 @@ enum CallScripts {
 
         """
 
-    /// KEYS: 1 call:{id}, 2 route:{callee}, 3 calls:deadlines, 4 calls-held:{callee}, 5… CALL
-    /// rate-limit logs. ARGV: 1 caller, 2 callee, 3 callId as spelt, 4 callId, 5 offer frame,
-    /// 6 ring timeout ms, 7 ringing-state TTL ms, 8 this node, 9 node key prefix, 10 delivery
-    /// channel prefix, 11 rate-limit hit name, 12… count/window pairs.
-    /// Returns {3, wait ms} rate limited, {2} callId in use, {0, routing}.
+    /// KEYS: 1 call:{id}, 2 route:{callee}, 3 calls:deadlines, 4 calls-held:{callee},
+    /// 5 blocked:{callee}, 6… CALL rate-limit logs. ARGV: 1 caller, 2 callee, 3 callId as spelt,
+    /// 4 callId, 5 offer frame, 6 ring timeout ms, 7 ringing-state TTL ms, 8 this node, 9 node
+    /// key prefix, 10 delivery channel prefix, 11 rate-limit hit name, 12… count/window pairs.
+    /// Returns {3, wait ms} rate limited, {2} callId in use, {4} the callee blocked the caller
+    /// (a `blk` call: nothing held or routed), {0, routing}.
     static let initiate = RedisScript(source: MessageScripts.prelude + RedisRateLimitStore.lua + """
         local now = now_ms()
-        local wait = rate_limit(KEYS, 5, ARGV[11], ARGV, 12, now)
+        local wait = rate_limit(KEYS, 6, ARGV[11], ARGV, 12, now)
         if wait > 0 then return {3, wait} end
         -- A callId is single-use: an offer never takes over a live or recently ended call.
         if redis.call('EXISTS', KEYS[1]) == 1 then return {2} end
         local deadline = now + tonumber(ARGV[6])
+        if redis.call('SISMEMBER', KEYS[5], ARGV[1]) == 1 then
+          redis.call('HSET', KEYS[1], 'caller', ARGV[1], 'callee', ARGV[2], 'cid', ARGV[3], 'phase', 'r', 'blk', '1')
+          redis.call('PEXPIRE', KEYS[1], ARGV[7])
+          redis.call('ZADD', KEYS[3], deadline, ARGV[4])
+          return {4}
+        end
         redis.call('HSET', KEYS[1], 'caller', ARGV[1], 'callee', ARGV[2], 'cid', ARGV[3], 'phase', 'r',
                    'offer', ARGV[5], 'rung', '0')
         redis.call('PEXPIRE', KEYS[1], ARGV[7])
@@ -67,18 +79,27 @@ enum CallScripts {
     /// 7 ended TTL ms, 8 this node, 9 node key prefix, 10 delivery channel prefix, 11 events
     /// prefix, 12 route prefix, 13 event TTL ms, 14 max events, 15 max held candidates,
     /// 16 rate-limit hit name, 17… count/window pairs.
-    /// Returns {3, wait ms} rate limited, {1} unknown or ended, {2} not a party,
+    /// Returns {3, wait ms} rate limited, {1} unknown or ended (or a `blk` call's callee),
+    /// {2} not a party, {4, setup result or ''} a `blk` call's caller (routed nowhere),
     /// {0, routing, setup result or ''}.
     static let signal = RedisScript(source: MessageScripts.prelude + RedisRateLimitStore.lua + helpers + """
         local now = now_ms()
         local wait = rate_limit(KEYS, 7, ARGV[16], ARGV, 17, now)
         if wait > 0 then return {3, wait} end
-        local state = redis.call('HMGET', KEYS[1], 'caller', 'callee', 'phase')
+        local state = redis.call('HMGET', KEYS[1], 'caller', 'callee', 'phase', 'blk')
         local caller, callee, phase = state[1], state[2], state[3]
         if not phase or phase == 'e' then return {1} end
         local kind, from, to = ARGV[1], ARGV[2], ARGV[3]
         if not ((from == caller and to == callee) or (from == callee and to == caller)) then return {2} end
         if kind == 'answer' and from ~= callee then return {2} end
+        if state[4] then
+          if from == callee then return {1} end
+          if kind ~= 'end' then return {4, ''} end
+          unhold(KEYS[1], ARGV[4], KEYS[3], KEYS[5], KEYS[4])
+          redis.call('HSET', KEYS[1], 'phase', 'e')
+          redis.call('PEXPIRE', KEYS[1], ARGV[7])
+          return {4, 'failed'}
+        end
         if kind == 'end' then
           local setup = ''
           if phase == 'r' then
@@ -108,13 +129,14 @@ enum CallScripts {
         return {0, route(KEYS[2], to, 's', '0', function() return ARGV[5] end, ARGV[8], ARGV[9], ARGV[10]), setup}
         """)
 
-    /// A user came online: KEYS: 1 calls-held:{user}. ARGV: 1 user, 2 call key prefix,
+    /// A user came online: KEYS: 1 calls-held:{user}, 2 blocked:{user}. ARGV: 1 user, 2 call key prefix,
     /// 3 candidates key prefix, 4 route prefix, 5 this node, 6 node key prefix, 7 delivery
     /// channel prefix. Returns {frames, {caller, route, ringing frame, …}}: the offers of calls
     /// ringing for the user, each followed by the caller's candidates, earliest deadline first —
     /// except those already written to the user's current socket (`at`: an offer that arrived
-    /// between this login's route and this script); and `call_ringing` for callers on this node
-    /// not told yet (others' were published).
+    /// between this login's route and this script) and those of callers the user blocks (held
+    /// before the block reached Redis — a login rewrites the copy first: they become `blk`
+    /// calls); and `call_ringing` for callers on this node not told yet (others' were published).
     static let held = RedisScript(source: MessageScripts.prelude + """
         redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now_ms())
         local here = redis.call('GET', ARGV[4] .. ARGV[1])
@@ -124,6 +146,12 @@ enum CallScripts {
           local s = redis.call('HMGET', key, 'caller', 'callee', 'phase', 'offer', 'rung', 'cid', 'at')
           if s[3] ~= 'r' or s[2] ~= ARGV[1] or not s[4] then
             redis.call('ZREM', KEYS[1], id)
+          elseif redis.call('SISMEMBER', KEYS[2], s[1]) == 1 then
+            -- Held before the block reached Redis: from now on a `blk` call.
+            redis.call('HSET', key, 'blk', '1')
+            redis.call('HDEL', key, 'offer')
+            redis.call('ZREM', KEYS[1], id)
+            redis.call('DEL', ARGV[3] .. id)
           elseif s[7] ~= here then
             if here then redis.call('HSET', key, 'at', here) end
             frames[#frames + 1] = s[4]
@@ -149,20 +177,21 @@ enum CallScripts {
     /// 11 ended TTL ms, 12 batch size.
     /// Claims (ZREM) every call past its deadline — inside one script, so exactly one node gets
     /// each — and ends those still ringing. Returns {frame, caller, routing, callee, routing}
-    /// per ended call.
+    /// per ended call ({frame, caller, routing} for a `blk` call).
     static let sweep = RedisScript(source: MessageScripts.prelude + helpers + """
         local ended = {}
         for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'LIMIT', 0, tonumber(ARGV[12]))) do
           redis.call('ZREM', KEYS[1], id)
           local key = ARGV[1] .. id
-          local s = redis.call('HMGET', key, 'caller', 'callee', 'phase', 'cid')
+          local s = redis.call('HMGET', key, 'caller', 'callee', 'phase', 'cid', 'blk')
           if s[3] == 'r' then
             unhold(key, id, KEYS[1], ARGV[3] .. s[2], ARGV[2] .. id)
             redis.call('HSET', key, 'phase', 'e')
             redis.call('PEXPIRE', key, ARGV[11])
             local frame = \(MessageScripts.lua(CallEventFrames.timeoutPrefix)) .. s[4] .. \(MessageScripts.lua(CallEventFrames.timeoutSuffix))
             local entry = {frame}
-            for _, user in ipairs({s[1], s[2]}) do
+            -- A `blk` call's callee never knew of it.
+            for _, user in ipairs(s[5] and {s[1]} or {s[1], s[2]}) do
               entry[#entry + 1] = user
               entry[#entry + 1] = route_event(user, frame, ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10])
             end

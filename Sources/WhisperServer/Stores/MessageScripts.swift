@@ -172,17 +172,20 @@ enum MessageScripts {
         return {1, removed, where, spelt}
         """)
 
-    /// A typing signal: KEYS: 1 peers:{from}, 2 typing:{from}:{to}, 3 route:{to}, 4… TYPING
-    /// rate-limit logs. ARGV: 1 to, 2 frame, 3 min interval ms, 4 peer window ms, 5 this node,
-    /// 6 node key prefix, 7 delivery channel prefix, 8 rate-limit hit name, 9… count/window pairs.
-    /// Returns {3, wait ms} rate limited, {1} not a direct peer, {2} throttled, {0, routing}.
+    /// A typing signal: KEYS: 1 peers:{from}, 2 typing:{from}:{to}, 3 route:{to}, 4 blocked:{to},
+    /// 5… TYPING rate-limit logs. ARGV: 1 to, 2 frame, 3 min interval ms, 4 peer window ms, 5 this
+    /// node, 6 node key prefix, 7 delivery channel prefix, 8 rate-limit hit name, 9 from, 10…
+    /// count/window pairs.
+    /// Returns {3, wait ms} rate limited, {1} not a direct peer, {2} throttled, {4} `to` blocked
+    /// `from` (docs/protocol.md "Blocking"), {0, routing}.
     /// Routed as kind 's': a node that finds the socket gone drops it, nothing is kept.
     static let typing = RedisScript(source: prelude + RedisRateLimitStore.lua + """
         local now = now_ms()
-        local wait = rate_limit(KEYS, 4, ARGV[8], ARGV, 9, now)
+        local wait = rate_limit(KEYS, 5, ARGV[8], ARGV, 10, now)
         if wait > 0 then return {3, wait} end
         local seen = redis.call('ZSCORE', KEYS[1], ARGV[1])
         if not seen or tonumber(seen) < now - tonumber(ARGV[4]) then return {1} end
+        if redis.call('SISMEMBER', KEYS[4], ARGV[9]) == 1 then return {4} end
         if not redis.call('SET', KEYS[2], '1', 'PX', ARGV[3], 'NX') then return {2} end
         local frame = function() return ARGV[2] end
         return {0, route(KEYS[3], ARGV[1], 's', '0', frame, ARGV[5], ARGV[6], ARGV[7])}

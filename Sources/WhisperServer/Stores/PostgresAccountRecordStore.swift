@@ -63,8 +63,8 @@ final class PostgresAccountRecordStore: AccountRecordStore {
                 return .success(.memberOf(groups))
             }
             _ = try connection.query(Self.retireSQL, id)
-            // ── BLOCK-LIST: the lead adds the delete of this identity's `blocks` rows (both
-            //    directions: it blocked others, others blocked it) here, in this transaction. ──
+            // The identity's `blocks` rows, both directions, go with its `users` row (ON DELETE
+            // CASCADE, migrations/0006_blocks.sql); its Redis copy goes in the queue purge.
             let deleted = try connection.query(Self.deleteSQL, id)
             let expired = try connection.query(Self.expireUploadsSQL, id)
             _ = try connection.query(Self.dropDownloadRightsSQL, id)

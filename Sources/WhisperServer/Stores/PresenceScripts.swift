@@ -10,12 +10,13 @@ import WhisperStorage
 /// Otherwise the user waits in `presence-due` until then, and whichever node sweeps first
 /// announces the status that holds at that time (maybe none, if it flapped back). So a
 /// phone that flaps costs its peers at most one frame per interval, and they always end
-/// up with its real status.
+/// up with its real status. Blocking (docs/protocol.md "Blocking") hides both ways: a peer the
+/// user blocked, or that blocked the user (its `blocked:{peer}` set), is skipped.
 ///
 /// Every script takes the same settings block at the end of ARGV, from position `base`:
 /// +0 this node, +1 node key prefix, +2 delivery channel prefix, +3 route key prefix,
 /// +4 presence key prefix, +5 peers key prefix, +6 min interval ms, +7 peer window ms,
-/// +8 max peers, +9 presence record TTL ms.
+/// +8 max peers, +9 presence record TTL ms, +10 blocked key prefix (the key is it, the user, `}`).
 enum PresenceScripts {
     private static let announce = MessageScripts.prelude + """
         local function presence_frame(user, status, now)
@@ -47,11 +48,16 @@ enum PresenceScripts {
           local out = {text}
           local peers = redis.call('ZREVRANGEBYSCORE', A[base + 5] .. user, '+inf', now - tonumber(A[base + 7]),
                                    'LIMIT', 0, tonumber(A[base + 8]))
+          local own = A[base + 10] .. user .. '}'
+          local blocks = redis.call('EXISTS', own) == 1
           for _, peer in ipairs(peers) do
-            local where = route(A[base + 3] .. peer, peer, 's', '0', frame, A[base], A[base + 1], A[base + 2])
-            if where ~= 'offline' and where ~= 'remote' then
-              out[#out + 1] = peer
-              out[#out + 1] = where
+            if not (blocks and redis.call('SISMEMBER', own, peer) == 1)
+               and redis.call('SISMEMBER', A[base + 10] .. peer .. '}', user) == 0 then
+              local where = route(A[base + 3] .. peer, peer, 's', '0', frame, A[base], A[base + 1], A[base + 2])
+              if where ~= 'offline' and where ~= 'remote' then
+                out[#out + 1] = peer
+                out[#out + 1] = where
+              end
             end
           end
           return out

@@ -46,8 +46,8 @@ final class RedisCallStore: CallStore {
     private var routing: [[UInt8]] { keys.routing(from: node) }
 
     func initiate(_ offer: CallOffer, completion: @escaping StoreCompletion<CallStoreOutcome>) {
-        let scriptKeys = [keys.call(offer.callId), keys.route(offer.callee), keys.callDeadlines, keys.heldCalls(offer.callee)]
-            + keys.rateLimits(offer.rateLimit.buckets)
+        let scriptKeys = [keys.call(offer.callId), keys.route(offer.callee), keys.callDeadlines, keys.heldCalls(offer.callee),
+                          keys.blocked(offer.callee)] + keys.rateLimits(offer.rateLimit.buckets)
         let arguments: [[UInt8]] = [
             Array(offer.caller.string.utf8), Array(offer.callee.string.utf8), Array(offer.callIdText.utf8),
             Array(offer.callId.string.utf8), offer.frame, Self.text(settings.ringTimeoutMillis),
@@ -80,7 +80,7 @@ final class RedisCallStore: CallStore {
             Array(user.string.utf8), Array(keys.callPrefix.utf8), Array(keys.callCandidatesPrefix.utf8),
             Array(keys.routePrefix.utf8),
         ] + routing
-        redis.evalScript(CallScripts.held, keys: [keys.heldCalls(user)], arguments: arguments) { result in
+        redis.evalScript(CallScripts.held, keys: [keys.heldCalls(user), keys.blocked(user)], arguments: arguments) { result in
             completion(RedisReplies.value(result).flatMap { value in
                 guard let parts = value.array, parts.count == 2, let frames = parts[0].array?.compactMap(\.bytes),
                       let rings = parts[1].array, rings.count % 3 == 0
@@ -110,12 +110,12 @@ final class RedisCallStore: CallStore {
                 guard let entries = value.array else { return .failure(RedisReplies.unexpected(value)) }
                 var calls: [RangOutCall] = []
                 for entry in entries {
-                    // {frame, caller, routing, callee, routing}
-                    guard let items = entry.array, items.count == 5, let frame = items[0].bytes else {
+                    // {frame, caller, routing[, callee, routing]}
+                    guard let items = entry.array, items.count == 3 || items.count == 5, let frame = items[0].bytes else {
                         return .failure(RedisReplies.unexpected(entry))
                     }
                     var local: [(user: WhisperID, route: LiveRoute)] = []
-                    for index in [1, 3] {
+                    for index in stride(from: 1, to: items.count, by: 2) {
                         guard let user = items[index].string.flatMap(WhisperID.validate),
                               let routing = items[index + 1].string.flatMap(RedisMessageStore.routing)
                         else { return .failure(RedisReplies.unexpected(entry)) }
@@ -136,6 +136,7 @@ final class RedisCallStore: CallStore {
             case 1: return .unknownCall
             case 2: return .notAParty
             case 3: return items.count == 2 ? items[1].integer.map { .rateLimited(retryAfterMs: $0) } : nil
+            case 4: return .dropped(setup: items.count == 2 ? items[1].string.flatMap(CallSetupResult.init(rawValue:)) : nil)
             default:
                 guard items.count >= 2, let routing = items[1].string.flatMap(RedisMessageStore.routing) else { return nil }
                 let setup = items.count == 3 ? items[2].string.flatMap(CallSetupResult.init(rawValue:)) : nil

@@ -104,6 +104,10 @@ struct RedisKeys: Sendable {
     var peersPrefix: String { joined.peers }
     func peers(_ whisperId: WhisperID) -> [UInt8] { Array((joined.peers + whisperId.string).utf8) }
 
+    /// What the presence scripts build a user's `blocked:` key from (`blocked(_:)`): this, the
+    /// Whisper ID, then `}`.
+    var blockedPrefix: String { prefix + "blocked:{" }
+
     /// `typing:{from}:{to}` → set for `Limits.typingMinIntervalMillis` after a relayed signal.
     func typing(from: WhisperID, to: WhisperID) -> [UInt8] { bytes("typing:" + from.string + ":" + to.string) }
 

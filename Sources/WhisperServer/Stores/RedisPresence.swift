@@ -73,7 +73,7 @@ final class RedisPresence {
         self.announceArguments = [
             node, keys.nodePrefix, keys.deliveryChannelPrefix, keys.routePrefix, keys.presencePrefix, keys.peersPrefix,
             String(limits.presenceMinIntervalMillis), String(limits.directPeerWindowSeconds * 1000),
-            String(limits.maxPresencePeers), String(limits.presenceRecordTTLSeconds * 1000),
+            String(limits.maxPresencePeers), String(limits.presenceRecordTTLSeconds * 1000), keys.blockedPrefix,
         ].map { Array($0.utf8) }
     }
 

@@ -17,18 +17,20 @@ final class RedisTypingStore: TypingStore {
     }
 
     func relay(_ signal: TypingSignal, minIntervalMillis: Int64, completion: @escaping StoreCompletion<TypingOutcome>) {
-        let scriptKeys = [keys.peers(signal.from), keys.typing(from: signal.from, to: signal.to), keys.route(signal.to)]
-            + keys.rateLimits(signal.rateLimit.buckets)
+        let scriptKeys = [keys.peers(signal.from), keys.typing(from: signal.from, to: signal.to), keys.route(signal.to),
+                          keys.blocked(signal.to)] + keys.rateLimits(signal.rateLimit.buckets)
         let arguments: [[UInt8]] = [
             Array(signal.to.string.utf8), signal.frame, RedisMessageStore.text(minIntervalMillis),
             RedisMessageStore.text(peerWindowMillis),
-        ] + keys.routing(from: node) + [Array(signal.rateLimit.nonce.utf8)] + RedisRateLimitStore.limitArguments(signal.rateLimit.buckets)
+        ] + keys.routing(from: node) + [Array(signal.rateLimit.nonce.utf8), Array(signal.from.string.utf8)]
+            + RedisRateLimitStore.limitArguments(signal.rateLimit.buckets)
         redis.evalScript(MessageScripts.typing, keys: scriptKeys, arguments: arguments) { result in
             completion(RedisReplies.tagged(result) { status, items -> TypingOutcome? in
                 switch status {
                 case 1: return .notPeer
                 case 2: return .throttled
                 case 3: return items.count == 2 ? items[1].integer.map { .rateLimited(retryAfterMs: $0) } : nil
+                case 4: return .blocked
                 default: return items.count == 2 ? items[1].string.flatMap(RedisMessageStore.routing).map { .relayed($0) } : nil
                 }
             })

@@ -16,7 +16,8 @@ import WhisperProtocol
 ///    - `call_initiate`: the `callId` is new → else `FORBIDDEN`; the call rings until the
 ///      ring deadline; the offer goes to the callee's socket, or is held for its login and a
 ///      VoIP push is sent (`WakeUps.ring`, never coalesced); a kept `call_end` wakes its
-///      offline party (`WakeUps.wake`);
+///      offline party (`WakeUps.wake`); if the callee blocked the caller (docs/protocol.md
+///      "Blocking"), none of that: the call rings for the caller alone, unseen, until it times out;
 ///    - the others: the call exists and has not ended → else `NOT_FOUND`; `from` and `to` are
 ///      its two parties (and only the callee answers) → else `FORBIDDEN`; the transition is
 ///      applied and the frame routed to `to`.
@@ -121,6 +122,15 @@ public final class CallService {
             completion(.failure(.notFound("unknown call")))
         case .success(.notAParty):
             completion(.failure(.forbidden(signal.kind == .initiate ? "callId already in use" : "not a party of this call")))
+        case .success(.dropped(let setup)):
+            // The callee blocked the caller: the caller hears nothing, as from a phone that does not pick up.
+            if let setup { setups[setup]?.increment() }
+            if log.isEnabled(.debug) {
+                log.debug("call_signal_dropped", connId: client.connection.connection, whisperId: signal.from.string,
+                          ["type": .string(signal.kind.rawValue), "callId": .string(signal.callId.string),
+                           "to": .string(signal.to.string)])
+            }
+            completion(.success(.done))
         case .success(.routed(let routing, let setup)):
             if let setup { setups[setup]?.increment() }
             // A `call_end` is kept for an offline party; other signals are only worth their moment.

@@ -48,6 +48,10 @@ public enum CallStoreOutcome: Sendable, Equatable {
     case notAParty
     /// The CALL rate limit is exhausted: nothing was charged, stored or routed.
     case rateLimited(retryAfterMs: Int64)
+    /// The callee blocked the caller (docs/protocol.md "Blocking"): routed nowhere and nobody
+    /// to wake. An offer rings for the caller alone until the ring timeout; `setup` when this
+    /// signal (the caller's `call_end`) ended its ringing.
+    case dropped(setup: CallSetupResult?)
 }
 
 /// Frames for a callee that has just come online, and the caller notices that go with them.
@@ -80,7 +84,8 @@ public struct RangOutCall: Sendable {
 public protocol CallStore {
     /// Atomically: charge the rate limit; refuse a `callId` in use (or recently ended); store
     /// the call as ringing with its deadline, hold the offer for the callee, and route it
-    /// to the callee's live socket.
+    /// to the callee's live socket — unless the callee blocked the caller: then the call rings
+    /// for the caller alone, nothing is held or routed (`dropped`).
     func initiate(_ offer: CallOffer, completion: @escaping StoreCompletion<CallStoreOutcome>)
 
     /// Atomically: charge the rate limit; check the call rings or is answered and that

@@ -7,8 +7,8 @@ import WhisperProtocol
 /// `typing`, top to bottom (the payload was validated and the session checked by the gateway):
 /// 1. to oneself → dropped;
 /// 2. one atomic store step: the TYPING rate limit per identity and IP → else `RATE_LIMITED`;
-///    `to` a direct peer of the sender → else dropped; at most one signal per (from, to) per
-///    2 s → else dropped; then routed to `to`'s live socket on any node, or dropped when
+///    `to` a direct peer of the sender → else dropped; `to` has not blocked the sender → else
+///    dropped; at most one signal per (from, to) per 2 s → else dropped; then routed to `to`'s live socket on any node, or dropped when
 ///    `to` is offline.
 /// The caller answers nothing on success or drop: a client cannot tell a dropped signal from a
 /// delivered one, so typing cannot probe who talks to whom or who is online.

@@ -24,6 +24,8 @@ public enum TypingOutcome: Sendable, Equatable {
     case notPeer
     /// Another signal for the same (from, to) within `Limits.typingMinIntervalMillis`: dropped.
     case throttled
+    /// The recipient blocked the sender (docs/protocol.md "Blocking"): dropped without a word.
+    case blocked
     /// The TYPING rate limit is exhausted: nothing was relayed.
     case rateLimited(retryAfterMs: Int64)
 }
@@ -32,8 +34,8 @@ public enum TypingOutcome: Sendable, Equatable {
 /// run on the caller's loop.
 public protocol TypingStore {
     /// Atomically: charge the rate limit (refuse if exhausted); unless `to` is a direct peer of
-    /// `from` (a message within `Limits.directPeerWindowSeconds`), drop; unless no signal for
-    /// (from, to) passed in the last `minIntervalMillis`, drop; route the frame to `to`'s socket
-    /// — never keep it for later.
+    /// `from` (a message within `Limits.directPeerWindowSeconds`), drop; if `to` blocked `from`,
+    /// drop; unless no signal for (from, to) passed in the last `minIntervalMillis`, drop; route
+    /// the frame to `to`'s socket — never keep it for later.
     func relay(_ signal: TypingSignal, minIntervalMillis: Int64, completion: @escaping StoreCompletion<TypingOutcome>)
 }
