@@ -61,4 +61,15 @@ import WhisperProtocol
         #expect(Libsodium.ed25519Verify(signature: signature, message: challenge, publicKey: identity.signPublicKey))
         #expect(!Libsodium.ed25519Verify(signature: signature, message: Libsodium.sha256(challenge), publicKey: identity.signPublicKey))
     }
+
+    @Test func descriptions_neverShowTheWordsOrTheSecrets() throws {
+        let mnemonic = try Mnemonic(entropy: [UInt8](repeating: 0x7f, count: 16))
+        let identity = try ClientIdentity(mnemonic: mnemonic)
+        for text in ["\(mnemonic)", String(reflecting: mnemonic), "\(identity)", String(reflecting: identity)] {
+            #expect(!text.contains("legal") && !text.contains(Base64.encode(identity.encSecretKey)))
+            #expect(!text.contains(Hex.encode(identity.contactsKey)) && !text.contains(Base64.encode(identity.contactsKey)))
+        }
+        #expect("\(mnemonic)" == "Mnemonic(12 words)")
+        #expect("\(identity)".contains(Base64.encode(identity.signPublicKey)))
+    }
 }

@@ -5,11 +5,12 @@
 ///
 /// The words are kept in canonical form (lower case, as in the list), so the seed is always
 /// computed over the same sentence however the user typed it.
-public struct Mnemonic: Equatable, Sendable {
+public struct Mnemonic: Equatable, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// Whisper identities use 12 words (128 bits of entropy).
     public static let whisperWordCount = 12
     public static let whisperEntropyBytes = 16
     static let allowedEntropyBytes: Set<Int> = [16, 20, 24, 28, 32]
+    static let allowedWordCounts: Set<Int> = [12, 15, 18, 21, 24]
     static let bitsPerWord = 11
 
     public let words: [String]
@@ -51,7 +52,7 @@ public struct Mnemonic: Equatable, Sendable {
     public init(phrase: String) throws(MnemonicError) {
         let typed = UnicodeNormalization.nfkd(phrase).lowercased()
             .split(whereSeparator: { $0.isWhitespace }).map(String.init)
-        guard [12, 15, 18, 21, 24].contains(typed.count) else { throw .wrongWordCount(typed.count) }
+        guard Self.allowedWordCounts.contains(typed.count) else { throw .wrongWordCount(typed.count) }
         var bits: [Bool] = []
         bits.reserveCapacity(typed.count * Self.bitsPerWord)
         for (position, word) in typed.enumerated() {
@@ -75,6 +76,10 @@ public struct Mnemonic: Equatable, Sendable {
                       salt: Array(("mnemonic" + UnicodeNormalization.nfkd(passphrase)).utf8),
                       rounds: 2048, length: 64)
     }
+
+    /// The words are the identity: never printed, logged or interpolated.
+    public var description: String { "Mnemonic(\(words.count) words)" }
+    public var debugDescription: String { description }
 
     static let wordIndex: [String: Int] = Dictionary(
         uniqueKeysWithValues: BIP39EnglishWordlist.words.enumerated().map { ($1, $0) })

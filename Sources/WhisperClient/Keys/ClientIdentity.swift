@@ -1,3 +1,5 @@
+import WhisperProtocol
+
 /// The key material of one Whisper identity, all derived from its seed phrase (spec §3.4, §14.1;
 /// docs/client.md "Keys"):
 ///
@@ -9,7 +11,7 @@
 /// - contacts backup: `contactsKey`, a secretbox key.
 ///
 /// The public keys are what `register_proof` uploads (base64). The secrets never leave this value.
-public struct ClientIdentity: Sendable {
+public struct ClientIdentity: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     public let encPublicKey: [UInt8]
     public let signPublicKey: [UInt8]
     let encSecretKey: [UInt8]
@@ -30,6 +32,12 @@ public struct ClientIdentity: Sendable {
     public init(mnemonic: Mnemonic, passphrase: String = "") throws(ClientCryptoError) {
         try self.init(seed: mnemonic.seed(passphrase: passphrase))
     }
+
+    /// Public keys only: the secrets are never printed or logged.
+    public var description: String {
+        "ClientIdentity(encPublicKey: \(Base64.encode(encPublicKey)), signPublicKey: \(Base64.encode(signPublicKey)))"
+    }
+    public var debugDescription: String { description }
 
     /// Ed25519 over `message` as given (the raw 32 challenge bytes of `register_proof`, contract §4).
     public func signChallenge(_ challenge: [UInt8]) -> [UInt8] {
