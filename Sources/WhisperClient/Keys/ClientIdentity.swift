@@ -39,7 +39,7 @@ public struct ClientIdentity: Sendable, CustomStringConvertible, CustomDebugStri
     }
     public var debugDescription: String { description }
 
-    /// Ed25519 over `message` as given (the raw 32 challenge bytes of `register_proof`, contract §4).
+    /// Ed25519 over `challenge` itself, not its hash (the 32 raw challenge bytes of `register_proof`, contract §4).
     public func signChallenge(_ challenge: [UInt8]) -> [UInt8] {
         Libsodium.ed25519Sign(challenge, secretKey: signSecretKey)
     }
