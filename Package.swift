@@ -10,6 +10,8 @@ let package = Package(
     products: [
         .executable(name: "whisper-server", targets: ["whisper-server"]),
         .executable(name: "whisper-bench", targets: ["whisper-bench"]),
+        // The client core an iOS or Android-parity app embeds (issue #28): its crypto so far.
+        .library(name: "WhisperClient", targets: ["WhisperClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -51,6 +53,12 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
+        // MARK: Client
+        // The client half of the spec (docs/client.md). Pure protocol plus libsodium only — no
+        // runtime, storage or server module, nothing Linux-specific — so it can build for Apple
+        // platforms. PBKDF2 and HKDF are built on libsodium's HMAC: no OpenSSL.
+        .target(name: "WhisperClient", dependencies: ["WhisperProtocol", "CSodium"]),
+
         // MARK: Load generator
         // Drives the server over real WebSockets like phones do; shares the runtime and codecs
         // with the server but none of its logic.
@@ -73,6 +81,7 @@ let package = Package(
         .testTarget(name: "WhisperStorageTests", dependencies: ["WhisperStorage", "WhisperRuntime", "WhisperOps", "WhisperTesting"]),
         .testTarget(name: "WhisperServicesTests", dependencies: ["WhisperServices", "WhisperProtocol", "WhisperOps", "CSodium", "COpenSSL", "WhisperTesting"]),
         .testTarget(name: "WhisperBenchTests", dependencies: ["WhisperBench", "WhisperTesting", "WhisperProtocol", "WhisperWebSocket", "WhisperAdmin"]),
+        .testTarget(name: "WhisperClientTests", dependencies: ["WhisperClient", "WhisperProtocol"]),
         .testTarget(name: "WhisperAdminTests", dependencies: ["WhisperAdmin", "WhisperProtocol"]),
         .testTarget(name: "WhisperServerTests", dependencies: ["WhisperServer", "WhisperServices", "WhisperStorage", "WhisperProtocol", "WhisperTesting"]),
     ],
