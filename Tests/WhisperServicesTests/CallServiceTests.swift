@@ -5,13 +5,14 @@ import WhisperProtocol
 @testable import WhisperServices
 import WhisperTesting
 
-/// `CallService` over fakes: what an offer to a callee without a live socket asks of push
-/// (contract §15: the callee's call push carries the `callId` as the caller spelt it).
+/// `CallService` over fakes: what an offer asks of push and of the router — the callee's call
+/// push carries the `callId` as the caller spelt it (contract §15), and a callee who blocked
+/// the caller is neither written to nor woken (docs/protocol.md "Blocking").
 @Suite struct CallServiceTests {
     @Test func offerToAnOfflineCallee_ringsWithTheCallIdAsTheCallerSpeltIt() throws {
         let harness = CallHarness()
         let spelt = "0F8FAD5B-D9CB-469F-A165-70867728950E"
-        #expect(harness.initiate(callId: spelt) == .success(.done))
+        #expect(try harness.signal(.initiate, callId: spelt).get() == .done)
         #expect(harness.wakeUps.rings.map(\.callIdText) == [spelt])
         #expect(harness.wakeUps.rings.map(\.callee) == [harness.callee])
         // The call's state is still keyed by the lower-case id.
@@ -20,24 +21,51 @@ import WhisperTesting
 
     @Test func offerToALiveCallee_ringsNoPush() throws {
         let harness = CallHarness()
-        harness.store.routing = .remote
-        #expect(harness.initiate(callId: UUID().uuidString) == .success(.ringing))
+        harness.store.outcome = .routed(.remote, setup: nil)
+        #expect(try harness.signal(.initiate).get() == .ringing)
         #expect(harness.wakeUps.rings.isEmpty)
+    }
+
+    @Test func anOfflineCallee_isRung_butOneWhoBlockedTheCaller_isNot() throws {
+        let harness = CallHarness()
+        #expect(try harness.signal(.initiate).get() == .done)
+        #expect(harness.wakeUps.rings.map(\.callee) == [harness.callee])
+        harness.store.outcome = .dropped(setup: nil)
+        #expect(try harness.signal(.initiate).get() == .done)
+        #expect(harness.wakeUps.rings.count == 1)
+        #expect(harness.router.deliveries.isEmpty)
+    }
+
+    @Test func aLiveCallee_isWrittenTo_andTheCallerHearsRinging_butNotWhenItBlockedTheCaller() throws {
+        let harness = CallHarness()
+        harness.store.outcome = .dropped(setup: nil)
+        #expect(try harness.signal(.initiate).get() == .done)
+        #expect(try harness.signal(.iceCandidate).get() == .done)
+        #expect(harness.router.deliveries.isEmpty)
+        harness.store.outcome = .routed(.local(LiveRoute(node: "n1", loop: 0, connection: 4)), setup: nil)
+        #expect(try harness.signal(.initiate).get() == .ringing)
+        #expect(harness.router.deliveries.map(\.user) == [harness.callee])
+    }
+
+    @Test func aBlockedCallersCancel_wakesNobody_andCountsItsSetup() throws {
+        let harness = CallHarness()
+        harness.store.outcome = .dropped(setup: .failed)
+        #expect(try harness.signal(.end).get() == .done)
+        #expect(harness.wakeUps.woken.isEmpty && harness.wakeUps.rings.isEmpty && harness.router.deliveries.isEmpty)
+        #expect(harness.metrics.callSetup.labels("failed").value == 1)
     }
 }
 
 // MARK: - Harness
 
 final class FakeCallStore: CallStore {
-    var routing = Routing.offline
+    var outcome = CallStoreOutcome.routed(.offline, setup: nil)
     var offers: [CallOffer] = []
     func initiate(_ offer: CallOffer, completion: @escaping StoreCompletion<CallStoreOutcome>) {
         offers.append(offer)
-        completion(.success(.routed(routing, setup: nil)))
+        completion(.success(outcome))
     }
-    func signal(_ signal: CallSignal, completion: @escaping StoreCompletion<CallStoreOutcome>) {
-        completion(.success(.routed(routing, setup: nil)))
-    }
+    func signal(_ signal: CallSignal, completion: @escaping StoreCompletion<CallStoreOutcome>) { completion(.success(outcome)) }
     func heldCalls(for user: WhisperID, completion: @escaping StoreCompletion<HeldCalls>) {
         completion(.success(HeldCalls(frames: [], ringing: [])))
     }
@@ -53,18 +81,13 @@ final class RecordingWakeUps: WakeUps {
     func ring(_ callee: WhisperID, callIdText: String) { rings.append((callee, callIdText)) }
 }
 
-/// A router for calls to callees on other nodes or none: nothing to write here.
-final class CallRouter: MessageRouter {
-    func deliver(_ frame: consuming [UInt8], to user: WhisperID, at route: LiveRoute, kind: DeliveryKind, receivedAtMicros: Int64) {
-        Issue.record("no local delivery expected")
-    }
-}
-
+/// A `CallService` over fakes with a registered callee, and signals signed by the caller's key
+/// as a phone signs them.
 struct CallHarness {
     static let now: Int64 = 1_763_820_000_000
     let store = FakeCallStore()
+    let router = FakeRouter()
     let wakeUps = RecordingWakeUps()
-    let identities = FakeIdentities()
     let metrics = WhisperMetrics(registry: MetricsRegistry(), includeProcessMetrics: false)
     let key = TestSigningKey(seed: [UInt8](repeating: 5, count: 32))
     let caller = WhisperID.random()
@@ -72,30 +95,32 @@ struct CallHarness {
     let service: CallService
 
     init() {
-        let keys = IdentityKeys(encPublicKey: [UInt8](repeating: 1, count: 32), signPublicKey: [UInt8](repeating: 2, count: 32))
-        identities.users[callee] = StoredIdentity(keys: keys, isBanned: false)
+        let identities = FakeIdentities()
+        identities.users[callee] = StoredIdentity(keys: MessagingHarness.keys, isBanned: false)
         let limiter = RateLimiter(limits: .defaults, store: FakeRateLimits(), random: SeededRandom(seed: 1), metrics: metrics)
-        service = CallService(limits: .default, store: store, router: CallRouter(),
+        service = CallService(limits: .default, store: store, router: router,
                               recipients: RecipientDirectory(identities: identities, now: { Self.now }), rateLimiter: limiter,
                               verifier: SignatureVerifier(histogram: metrics.ed25519Verify, sampleEvery: 1), wakeUps: wakeUps,
                               log: Log(level: .error, sink: MemoryLogSink()), metrics: metrics, now: { Self.now })
     }
 
-    /// A `call_initiate` signed by `key`, as a caller's app sends it.
-    func initiate(callId: String) -> Result<CallService.Outcome, ServiceError> {
+    /// A signal of `kind` from the caller to the callee on `callId` (spelt as given).
+    func signal(_ kind: CallSignalKind, callId: String = "0f8fad5b-d9cb-469f-a165-70867728950e")
+        -> Result<CallService.Outcome, ServiceError> {
         let nonce = Data(repeating: 1, count: 24).base64EncodedString(), ciphertext = Data(repeating: 2, count: 32).base64EncodedString()
-        let signed = TestMessage.signedBytes(type: "call_initiate", messageId: callId, from: caller.string, to: callee.string,
+        let signed = TestMessage.signedBytes(type: kind.rawValue, messageId: callId, from: caller.string, to: callee.string,
                                              timestamp: Self.now, nonce: nonce, ciphertext: ciphertext)
         let signature = Data(key.sign(TestSHA256.hash(signed))).base64EncodedString()
-        let text = #"{"type":"call_initiate","payload":{"callId":"\#(callId)","from":"\#(caller.string)","to":"\#(callee.string)","#
-            + #""isVideo":false,"timestamp":\#(Self.now),"nonce":"\#(nonce)","ciphertext":"\#(ciphertext)","sig":"\#(signature)"}}"#
+        let video = kind == .initiate ? #""isVideo":false,"# : ""
+        let text = #"{"type":"\#(kind.rawValue)","payload":{"callId":"\#(callId)","from":"\#(caller.string)","to":"\#(callee.string)","#
+            + #"\#(video)"timestamp":\#(Self.now),"nonce":"\#(nonce)","ciphertext":"\#(ciphertext)","sig":"\#(signature)"}}"#
         let session = SessionRecord(hash: SessionHash(validated: [UInt8](repeating: 0, count: 32)), whisperId: caller,
                                     deviceId: .random(), platform: .ios, signPublicKey: key.publicKey,
                                     expiresAtMillis: Self.now + 1_000)
         var outcome: Result<CallService.Outcome, ServiceError>?
         do {
             let frame = try InboundFrame.parse(Array(text.utf8), limits: .default)
-            let payload = try CallSignalPayload(parsing: frame, kind: .initiate, limits: .default)
+            let payload = try CallSignalPayload(parsing: frame, kind: kind, limits: .default)
             service.signal(payload, session: session,
                            client: ClientRef(ip: "192.0.2.7", connection: ConnectionRef(node: "n1", connection: 9))) { outcome = $0 }
         } catch {

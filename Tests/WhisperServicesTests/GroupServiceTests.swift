@@ -95,7 +95,7 @@ struct GroupHarness {
         let limiter = RateLimiter(limits: .defaults, store: FakeRateLimits(), random: SeededRandom(seed: 1), metrics: metrics)
         service = GroupService(limits: .default, store: store, events: events,
                                directory: GroupDirectory(groups: store, events: events, limits: .default, now: { 0 }),
-                               router: CallRouter(), rateLimiter: limiter, log: Log(level: level, sink: sink))
+                               router: FakeRouter(), rateLimiter: limiter, log: Log(level: level, sink: sink))
     }
 
     func session(_ whisperId: WhisperID) -> SessionRecord {
