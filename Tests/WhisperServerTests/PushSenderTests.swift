@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+import WhisperOps
+import WhisperProtocol
+import WhisperServices
+import WhisperTesting
+@testable import WhisperServer
+
+/// A provider's sender against a fake FCM over real HTTPS (docs/operations.md "Push").
+@Suite struct PushSenderTests {
+    struct Setup {
+        let fake: FakeFCM
+        let sender: PushSender
+        let metrics: WhisperMetrics
+
+        var oauthFailures: UInt64 { metrics.pushOAuthFailures.labels("fcm").value }
+        func stop() {
+            sender.stop()
+            fake.stop()
+        }
+    }
+
+    static func setUp(_ adjust: (inout Limits) -> Void) async throws -> Setup {
+        let fake = try await FakeFCM()
+        var limits = Limits()
+        adjust(&limits)
+        let metrics = WhisperMetrics(includeProcessMetrics: false)
+        let transport = PushTransport(caFile: fake.caFile, timeoutSeconds: 5)
+        let log = Log(level: .error, sink: MemoryLogSink())
+        let fcm = try FCMProvider(settings: PushSettings.FCM(credentialsFile: fake.credentialsFile,
+                                                             endpoint: "https://127.0.0.1:\(fake.port)"),
+                                  limits: limits, transport: transport,
+                                  oauthFailures: metrics.pushOAuthFailures.labels("fcm"), log: log)
+        let sender = try #require(PushSender(provider: fcm, transport: transport, limits: limits,
+                                             outcomes: PushOutcomes(metrics: metrics, unregistered: { _ in }), log: log))
+        return Setup(fake: fake, sender: sender, metrics: metrics)
+    }
+
+    static func wake(_ token: String) -> PushJob {
+        PushJob(user: WhisperID.random(), provider: .fcm, token: token, isVoIPToken: false, kind: .wake)
+    }
+
+    @Test func anOAuthOutage_costsOneTokenRequestPerBackoffStep_notOnePerPush_andThePushesGoOutOnceItRecovers() async throws {
+        let setup = try await Self.setUp { limits in
+            limits.pushRetryBaseMillis = 200
+            limits.pushRetryMaxMillis = 400
+        }
+        defer { setup.stop() }
+        setup.fake.answerTokens(FakeFCM.Answer(status: 503, body: #"{"error":"unavailable"}"#))
+        let pushes = 50
+        for index in 0..<pushes { #expect(setup.sender.submit(Self.wake("outage-\(index)"))) }
+        try await Task.sleep(for: .seconds(2))
+        // Waits of 100–200 ms, then 200–400 ms: at most about a dozen requests in 2 s, whatever
+        // the number of pushes waiting (one request per push would be 50, and each retry more).
+        let during = setup.fake.tokenRequests
+        #expect((2...12).contains(during), "\(during) token requests for \(pushes) pushes in 2 s")
+        #expect(setup.oauthFailures == UInt64(during))
+        #expect(setup.fake.sends.isEmpty)
+        #expect(setup.sender.outstanding == pushes, "the pushes wait for the credential instead of failing")
+        #expect(setup.metrics.push.labels("fcm", "failed").value == 0)
+
+        setup.fake.answerTokens(.token)
+        #expect(await eventually(within: 10) { setup.fake.sends.count == pushes }, "\(setup.fake.sends.count) sent")
+        #expect(setup.fake.tokenRequests == during + 1, "one token for all the pushes once it recovered")
+        #expect(setup.metrics.push.labels("fcm", "sent").value == UInt64(pushes))
+        #expect(await eventually { setup.sender.outstanding == 0 })
+    }
+
+    @Test func whileTheCredentialBacksOff_queuedPushesStayInTheBoundedQueue_andTheRestAreDropped() async throws {
+        let setup = try await Self.setUp { limits in
+            limits.pushQueueCapacity = 10
+            limits.pushRetryBaseMillis = 20_000
+            limits.pushRetryMaxMillis = 20_000
+        }
+        defer { setup.stop() }
+        setup.fake.answerTokens(FakeFCM.Answer(status: 500, body: "{}"))
+        #expect(setup.sender.submit(Self.wake("first")))
+        #expect(await eventually { setup.fake.tokenRequests == 1 && setup.sender.outstanding == 1 })
+        let accepted = (0..<25).filter { setup.sender.submit(Self.wake("later-\($0)")) }.count
+        #expect(accepted == 10, "the queue's capacity, no more")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(setup.fake.tokenRequests == 1, "no push fetches while the backoff lasts")
+        #expect(setup.sender.outstanding == 11)
+    }
+}
