@@ -140,11 +140,17 @@ public final class WhisperServer: Sendable {
         for context in contexts { context.loop.execute { context.value.closeAll() } }
         // The routes of the sockets closed just now are released before Redis is let go.
         await waitForOutstandingWork(until: Date().addingTimeInterval(1))
+        // Pushes still queued (or waiting for a retry) get the rest of the same deadline.
+        if let push = shared.push {
+            let left = await push.drain(until: deadline)
+            if left > 0 { log.warn("push_drain_incomplete", ["left": .int(left)]) }
+        }
         shutdown()
     }
 
     public func shutdown() {
         subscriptions.close()
+        shared.push?.stop()
         // Before the loops stop: each loop closes its own PostgreSQL session.
         shared.postgres?.shutdown()
         group.shutdown()
