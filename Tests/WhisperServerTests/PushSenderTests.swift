@@ -20,12 +20,13 @@ import WhisperTesting
         }
     }
 
-    static func setUp(_ adjust: (inout Limits) -> Void) async throws -> Setup {
+    /// `trustFake: false` leaves the fake's certificate untrusted (system CAs only).
+    static func setUp(trustFake: Bool = true, _ adjust: (inout Limits) -> Void) async throws -> Setup {
         let fake = try await FakeFCM()
         var limits = Limits()
         adjust(&limits)
         let metrics = WhisperMetrics(includeProcessMetrics: false)
-        let transport = PushTransport(caFile: fake.caFile, timeoutSeconds: 5)
+        let transport = PushTransport(caFile: trustFake ? fake.caFile : nil, timeoutSeconds: 5)
         let log = Log(level: .error, sink: MemoryLogSink())
         let fcm = try FCMProvider(settings: PushSettings.FCM(credentialsFile: fake.credentialsFile,
                                                              endpoint: "https://127.0.0.1:\(fake.port)"),
@@ -64,6 +65,37 @@ import WhisperTesting
         #expect(setup.fake.tokenRequests == during + 1, "one token for all the pushes once it recovered")
         #expect(setup.metrics.push.labels("fcm", "sent").value == UInt64(pushes))
         #expect(await eventually { setup.sender.outstanding == 0 })
+    }
+
+    /// A token endpoint that refuses (400 `invalid_grant`: a revoked key) is a configuration to
+    /// fix, not an outage to wait out: the pushes fail at once (and `WhisperPushFailures` can
+    /// see it), yet they do not each ask for a token.
+    @Test func aRefusedCredential_failsThePushesAtOnce_withoutATokenRequestEach() async throws {
+        let setup = try await Self.setUp { limits in
+            limits.pushRetryBaseMillis = 5_000
+            limits.pushRetryMaxMillis = 5_000
+        }
+        defer { setup.stop() }
+        setup.fake.answerTokens(FakeFCM.Answer(status: 400, body: #"{"error":"invalid_grant"}"#))
+        let pushes = 20
+        for index in 0..<pushes { #expect(setup.sender.submit(Self.wake("refused-\(index)"))) }
+        #expect(await eventually { setup.metrics.push.labels("fcm", "failed").value == UInt64(pushes) })
+        #expect(setup.fake.tokenRequests == 1)
+        #expect(setup.oauthFailures == 1)
+        #expect(setup.sender.outstanding == 0)
+    }
+
+    @Test func aTokenEndpointWhoseCertificateDoesNotVerify_failsThePushesAtOnce() async throws {
+        let setup = try await Self.setUp(trustFake: false) { limits in
+            limits.pushRetryBaseMillis = 5_000
+            limits.pushRetryMaxMillis = 5_000
+        }
+        defer { setup.stop() }
+        let pushes = 5
+        for index in 0..<pushes { #expect(setup.sender.submit(Self.wake("untrusted-\(index)"))) }
+        #expect(await eventually { setup.metrics.push.labels("fcm", "failed").value == UInt64(pushes) })
+        #expect(setup.oauthFailures == 1)
+        #expect(setup.fake.tokenRequests == 0, "the assertion never goes to an endpoint that is not trusted")
     }
 
     @Test func whileTheCredentialBacksOff_queuedPushesStayInTheBoundedQueue_andTheRestAreDropped() async throws {

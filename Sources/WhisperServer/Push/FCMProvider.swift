@@ -1,3 +1,4 @@
+import CCurl
 import Foundation
 import WhisperOps
 import WhisperProtocol
@@ -30,6 +31,8 @@ final class FCMProvider: PushProvider {
     private let oauthFailures: Counter
     private var accessToken: (text: String, renewAt: Int64)?
     private var tokenBackoff: CredentialBackoff
+    /// The last fetch failed in a way a retry does not mend (see `TokenFetch.refused`).
+    private var tokenRefused = false
 
     init(settings: PushSettings.FCM, limits: Limits, transport: PushTransport, oauthFailures: Counter,
          log: Log) throws(ConfigError) {
@@ -111,8 +114,11 @@ final class FCMProvider: PushProvider {
 
     func credentialRefused() { accessToken = nil }
 
+    /// Pushes wait while the token endpoint is unavailable; when it refused (a 4xx such as
+    /// `invalid_grant`, a certificate that does not verify) they fail at once, as a bad
+    /// configuration should show, though the fetch itself still backs off.
     func credentialUnavailableUntil(nowNanos: UInt64) -> UInt64? {
-        tokenBackoff.waitingUntil(nowNanos: nowNanos)
+        tokenRefused ? nil : tokenBackoff.waitingUntil(nowNanos: nowNanos)
     }
 
     /// The cached access token, or a new one from `token_uri` (a blocking request on the
@@ -122,41 +128,55 @@ final class FCMProvider: PushProvider {
         if let accessToken, nowSeconds < accessToken.renewAt { return accessToken.text }
         let now = MonotonicClock.now()
         guard tokenBackoff.waitingUntil(nowNanos: now) == nil else { return nil }
-        guard let (text, lifetime) = fetchAccessToken(nowSeconds: nowSeconds) else {
+        let fetched = fetchAccessToken(nowSeconds: nowSeconds)
+        guard case .token(let text, let lifetime) = fetched else {
             oauthFailures.increment()
             tokenBackoff.failed(nowNanos: now)
+            tokenRefused = fetched == .refused
             return nil
         }
         tokenBackoff.succeeded()
+        tokenRefused = false
         accessToken = (text, nowSeconds + max(60, lifetime - 300))
         return text
     }
 
-    /// One exchange at `token_uri`: the access token and its lifetime in seconds, or nil (and
-    /// a `push_oauth_failed` line) when it failed.
-    private func fetchAccessToken(nowSeconds: Int64) -> (String, Int64)? {
+    private enum TokenFetch: Equatable {
+        case token(String, lifetimeSeconds: Int64)
+        /// 5xx, 429, 408, a timeout, no connection, an answer without a token: wait and retry.
+        case unavailable
+        /// Another 4xx, a certificate or URL libcurl refuses, a key that cannot sign.
+        case refused
+    }
+
+    /// One exchange at `token_uri`; a failure logs `push_oauth_failed`.
+    private func fetchAccessToken(nowSeconds: Int64) -> TokenFetch {
         let inARow = tokenBackoff.failures + 1
         guard let assertion = makeAssertion(nowSeconds: nowSeconds) else {
             log.warn("push_oauth_failed", ["provider": "fcm", "reason": "signing", "failuresInARow": .int(inARow)])
-            return nil
+            return .refused
         }
         let form = "grant_type=" + PushPath.segment("urn:ietf:params:oauth:grant-type:jwt-bearer")
             + "&assertion=" + assertion
-        guard let answer = transport.perform(PushRequest(url: tokenURI,
-                                                         headers: ["content-type: application/x-www-form-urlencoded"],
-                                                         body: Array(form.utf8)))
-        else {
-            log.warn("push_oauth_failed", ["provider": "fcm", "reason": "transport", "failuresInARow": .int(inARow)])
-            return nil
+        let answer: PushTransport.Answer
+        switch transport.perform(PushRequest(url: tokenURI, headers: ["content-type: application/x-www-form-urlencoded"],
+                                             body: Array(form.utf8))) {
+        case .success(let answered):
+            answer = answered
+        case .failure(let failure):
+            log.warn("push_oauth_failed", ["provider": "fcm", "reason": .string(String(cString: curl_easy_strerror(failure.code))),
+                                           "failuresInARow": .int(inARow)])
+            return failure.isPermanent ? .refused : .unavailable
         }
         guard answer.status == 200, let object = try? JSONParser.parseObject(answer.body),
               let text = object["access_token"]?.stringValue, !text.isEmpty,
               text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
         else {
             log.warn("push_oauth_failed", ["provider": "fcm", "status": .int(answer.status), "failuresInARow": .int(inARow)])
-            return nil
+            let refused = (400...499).contains(answer.status) && answer.status != 408 && answer.status != 429
+            return refused ? .refused : .unavailable
         }
-        return (text, object["expires_in"]?.int64Value ?? 3600)
+        return .token(text, lifetimeSeconds: object["expires_in"]?.int64Value ?? 3600)
     }
 
     private func makeAssertion(nowSeconds: Int64) -> String? {

@@ -12,7 +12,7 @@ import WhisperServices
 ///    refused credential → a new credential and one more attempt, then `failed`; a certificate
 ///    that does not verify, or any other answer → `failed` at once.
 ///
-/// While the provider's credential cannot be had (FCM's token endpoint failed and its
+/// While the provider's credential cannot be had (FCM's token endpoint is unavailable and its
 /// `CredentialBackoff` lasts), the thread takes no job from the queue (which stays bounded:
 /// beyond its capacity pushes are `dropped`) and starts no retry; an attempt that found no
 /// credential waits for the backoff's end without using up an attempt. So N queued pushes
