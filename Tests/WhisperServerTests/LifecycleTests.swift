@@ -48,11 +48,11 @@ import WhisperTesting
     }
 
     /// A wake-up still queued when SIGTERM comes reaches the provider before the drain
-    /// returns (and `main` exits): the token endpoint answers only after 1 s here.
+    /// returns (and `main` exits): the token endpoint answers only after 3 s here.
     @Test func drain_sendsThePushesStillQueued_beforeItReturns() async throws {
         let fake = try await FakeFCM()
         defer { fake.stop() }
-        fake.answerTokens(FakeFCM.Answer(status: 200, body: FakeFCM.Answer.token.body, delayMillis: 1_000))
+        fake.answerTokens(FakeFCM.Answer(status: 200, body: FakeFCM.Answer.token.body, delayMillis: 3_000))
         let server = try await TestServer(fake.serverEnvironment)
         let recipient = try Phone.online(server)
         #expect(try recipient.ws.privileged("update_tokens", token: recipient.token,
