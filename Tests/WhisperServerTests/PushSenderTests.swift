@@ -20,11 +20,15 @@ import WhisperTesting
         }
     }
 
+    /// A sender whose token backoff starts at `backoffMillis` and doubles up to `maxBackoffMillis`;
     /// `trustFake: false` leaves the fake's certificate untrusted (system CAs only).
-    static func setUp(trustFake: Bool = true, _ adjust: (inout Limits) -> Void) async throws -> Setup {
+    static func setUp(backoffMillis: Int64, maxBackoffMillis: Int64? = nil, queueCapacity: Int = Limits().pushQueueCapacity,
+                      trustFake: Bool = true) async throws -> Setup {
         let fake = try await FakeFCM()
         var limits = Limits()
-        adjust(&limits)
+        limits.pushRetryBaseMillis = backoffMillis
+        limits.pushRetryMaxMillis = maxBackoffMillis ?? backoffMillis
+        limits.pushQueueCapacity = queueCapacity
         let metrics = WhisperMetrics(includeProcessMetrics: false)
         let transport = PushTransport(caFile: trustFake ? fake.caFile : nil, timeoutSeconds: 5)
         let log = Log(level: .error, sink: MemoryLogSink())
@@ -42,10 +46,7 @@ import WhisperTesting
     }
 
     @Test func anOAuthOutage_costsOneTokenRequestPerBackoffStep_notOnePerPush_andThePushesGoOutOnceItRecovers() async throws {
-        let setup = try await Self.setUp { limits in
-            limits.pushRetryBaseMillis = 200
-            limits.pushRetryMaxMillis = 400
-        }
+        let setup = try await Self.setUp(backoffMillis: 200, maxBackoffMillis: 400)
         defer { setup.stop() }
         setup.fake.answerTokens(FakeFCM.Answer(status: 503, body: #"{"error":"unavailable"}"#))
         let pushes = 50
@@ -71,10 +72,7 @@ import WhisperTesting
     /// fix, not an outage to wait out: the pushes fail at once (and `WhisperPushFailures` can
     /// see it), yet they do not each ask for a token.
     @Test func aRefusedCredential_failsThePushesAtOnce_withoutATokenRequestEach() async throws {
-        let setup = try await Self.setUp { limits in
-            limits.pushRetryBaseMillis = 5_000
-            limits.pushRetryMaxMillis = 5_000
-        }
+        let setup = try await Self.setUp(backoffMillis: 5_000)
         defer { setup.stop() }
         setup.fake.answerTokens(FakeFCM.Answer(status: 400, body: #"{"error":"invalid_grant"}"#))
         let pushes = 20
@@ -86,10 +84,7 @@ import WhisperTesting
     }
 
     @Test func aTokenEndpointWhoseCertificateDoesNotVerify_failsThePushesAtOnce() async throws {
-        let setup = try await Self.setUp(trustFake: false) { limits in
-            limits.pushRetryBaseMillis = 5_000
-            limits.pushRetryMaxMillis = 5_000
-        }
+        let setup = try await Self.setUp(backoffMillis: 5_000, trustFake: false)
         defer { setup.stop() }
         let pushes = 5
         for index in 0..<pushes { #expect(setup.sender.submit(Self.wake("untrusted-\(index)"))) }
@@ -99,11 +94,7 @@ import WhisperTesting
     }
 
     @Test func whileTheCredentialBacksOff_queuedPushesStayInTheBoundedQueue_andTheRestAreDropped() async throws {
-        let setup = try await Self.setUp { limits in
-            limits.pushQueueCapacity = 10
-            limits.pushRetryBaseMillis = 20_000
-            limits.pushRetryMaxMillis = 20_000
-        }
+        let setup = try await Self.setUp(backoffMillis: 20_000, queueCapacity: 10)
         defer { setup.stop() }
         setup.fake.answerTokens(FakeFCM.Answer(status: 500, body: "{}"))
         #expect(setup.sender.submit(Self.wake("first")))
