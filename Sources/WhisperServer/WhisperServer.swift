@@ -53,31 +53,35 @@ public final class WhisperServer: Sendable {
         var adminAddress = try SocketAddress(host: config.adminAddress.host, port: Int(config.adminAddress.port))
         var contexts: [LoopBound<LoopContext>] = []
         var redisClients: [RedisClient] = []
-        // The first loop binds first, so that a requested port 0 becomes one concrete port
-        // that the other loops then share through SO_REUSEPORT.
         for (index, loop) in group.loops.enumerated() {
-            let (publicBound, adminBound, context, redis) = try WhisperServer.onLoop(loop) {
-                () throws -> (Int, Int, LoopBound<LoopContext>, RedisClient) in
+            let (context, redis) = try WhisperServer.onLoop(loop) { () -> (LoopBound<LoopContext>, RedisClient) in
                 let redis = RedisClient(configuration: RedisConfiguration(endpoint: config.redis), loop: loop, log: storageLog)
                 redis.start()
-                let context = LoopContext(loop: loop, index: index, shared: shared, redis: redis)
-                try context.start(publicAddress: publicAddress, adminAddress: adminAddress, tls: tls)
-                return (context.boundPort(.public) ?? 0, context.boundPort(.admin) ?? 0, LoopBound(context, loop: loop), redis)
+                return (LoopBound(LoopContext(loop: loop, index: index, shared: shared, redis: redis), loop: loop), redis)
             }
-            publicAddress = try SocketAddress(host: config.publicAddress.host, port: publicBound)
-            adminAddress = try SocketAddress(host: config.adminAddress.host, port: adminBound)
             contexts.append(context)
             redisClients.append(redis)
         }
-        self.contexts = contexts
-        shared.deliveryHub.attach(contexts)
         let subscriber = RedisSubscriber(configuration: RedisConfiguration(endpoint: config.redis),
                                          loop: group.loops[0], log: storageLog)
+        // Before any listener accepts: the first scrape already has every family.
+        metrics.registry.register(collector: StorageReconnects(redis: redisClients, subscriber: subscriber, postgres: postgres))
+        // The first loop binds first, so that a requested port 0 becomes one concrete port
+        // that the other loops then share through SO_REUSEPORT.
+        for context in contexts {
+            let (publicBound, adminBound) = try WhisperServer.onLoop(context.loop) { () throws -> (Int, Int) in
+                try context.value.start(publicAddress: publicAddress, adminAddress: adminAddress, tls: tls)
+                return (context.value.boundPort(.public) ?? 0, context.value.boundPort(.admin) ?? 0)
+            }
+            publicAddress = try SocketAddress(host: config.publicAddress.host, port: publicBound)
+            adminAddress = try SocketAddress(host: config.adminAddress.host, port: adminBound)
+        }
+        self.contexts = contexts
+        shared.deliveryHub.attach(contexts)
         subscriptions = NodeSubscriptions(subscriber: subscriber,
                                           channels: NodeSubscriptions.channels(shared: shared, contexts: contexts), log: log,
                                           onResubscribed: NodeSubscriptions.revalidateSessions(contexts: contexts))
         subscriptions.start()
-        metrics.registry.register(collector: StorageReconnects(redis: redisClients, subscriber: subscriber, postgres: postgres))
         self.publicPort = publicAddress.port
         self.adminPort = adminAddress.port
         log.info("listening", ["listener": "public", "port": .int(publicPort), "tls": .bool(tls != nil)])
@@ -140,11 +144,17 @@ public final class WhisperServer: Sendable {
         for context in contexts { context.loop.execute { context.value.closeAll() } }
         // The routes of the sockets closed just now are released before Redis is let go.
         await waitForOutstandingWork(until: Date().addingTimeInterval(1))
+        // Pushes still queued (or waiting for a retry) get the rest of the same deadline.
+        if let push = shared.push {
+            let left = await push.drain(until: deadline)
+            if left > 0 { log.warn("push_drain_incomplete", ["left": .int(left)]) }
+        }
         shutdown()
     }
 
     public func shutdown() {
         subscriptions.close()
+        shared.push?.stop()
         // Before the loops stop: each loop closes its own PostgreSQL session.
         shared.postgres?.shutdown()
         group.shutdown()

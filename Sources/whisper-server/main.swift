@@ -57,7 +57,7 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode(1)
         }
         reloadTLSOnHangup(server)
-        await waitForSignal(signals)
+        await SignalWatch.once("whisper-sigterm", fd: signals)
         log.info("draining")
         await server.drain()
         log.info("stopped")
@@ -67,23 +67,9 @@ struct Serve: AsyncParsableCommand {
     private func reloadTLSOnHangup(_ server: WhisperServer) {
         let fd = clinux_hangup_eventfd()
         guard fd >= 0 else { return }
-        Thread.detachNewThread {
-            var value: UInt64 = 0
-            while true {
-                if read(fd, &value, 8) == 8 { server.reloadTLS() } else if errno != EINTR { return }
-            }
-        }
+        SignalWatch.every("whisper-sighup", fd: fd) { server.reloadTLS() }
     }
 
-    private func waitForSignal(_ fd: Int32) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            Thread.detachNewThread {
-                var value: UInt64 = 0
-                while read(fd, &value, 8) < 0 && errno == EINTR {}
-                continuation.resume()
-            }
-        }
-    }
 }
 
 struct Migrate: AsyncParsableCommand {

@@ -29,6 +29,7 @@ import WhisperOps
         #expect(text.contains(#"whisper_rate_limited_total{action="presign"} 0"#))
         #expect(text.contains(#"whisper_attachments_total{event="deleted"} 0"#))
         #expect(text.contains(#"whisper_connections_refused_total{reason="per_ip"} 0"#))
+        #expect(text.contains(#"whisper_push_oauth_failures_total{provider="fcm"} 0"#))
         #expect(text.contains(#"whisper_ed25519_verify_seconds_bucket{le="1e-05"} 0"#))
     }
 

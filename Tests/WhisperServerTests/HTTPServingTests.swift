@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import WhisperTesting
 
@@ -23,6 +24,34 @@ import WhisperTesting
         let checks = response.json?["checks"] as? [String: String]
         #expect(checks == ["postgres": "ok", "redis": "ok", "migrations": "ok", "subscription": "ok", "heartbeat": "ok",
                            "draining": "ok"])
+    }
+
+    /// A scrape answered the moment the admin listener accepts (a Prometheus that was already
+    /// polling a restarting node) has the collected families too: their collector is registered
+    /// before any listener opens.
+    @Test func theVeryFirstScrape_hasTheReconnectFamilies() async throws {
+        for _ in 0..<3 {
+            let port = try TestSocket.freePort()
+            let first = Mutex<String?>(nil)
+            let deadline = Date().addingTimeInterval(20)
+            let poller = Thread {
+                while Date() < deadline {
+                    if let response = try? TestHTTP.get(port: port, "/metrics") {
+                        let text = response.text
+                        first.withLock { $0 = text }
+                        return
+                    }
+                }
+            }
+            poller.start()
+            let server = try await TestServer(["WHISPER_ADMIN_ADDR": "127.0.0.1:\(port)", "WHISPER_THREADS": "4"])
+            defer { server.stop() }
+            #expect(await eventually { first.withLock { $0 } != nil })
+            let text = first.withLock { $0 } ?? ""
+            for name in ["whisper_redis_reconnects_total", "whisper_postgres_reconnects_total"] {
+                #expect(text.contains("# TYPE \(name) counter\n"), "the first scrape has no \(name)")
+            }
+        }
     }
 
     @Test func metrics_areServedOnTheAdminListenerOnly() async throws {

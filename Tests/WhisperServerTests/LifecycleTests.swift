@@ -47,6 +47,29 @@ import WhisperTesting
         #expect(throws: (any Error).self) { try TestSocket(port: server.publicPort) }
     }
 
+    /// A wake-up still queued when SIGTERM comes reaches the provider before the drain
+    /// returns (and `main` exits): the token endpoint answers only after 3 s here.
+    @Test func drain_sendsThePushesStillQueued_beforeItReturns() async throws {
+        let fake = try await FakeFCM()
+        defer { fake.stop() }
+        fake.answerTokens(FakeFCM.Answer(status: 200, body: FakeFCM.Answer.token.body, delayMillis: 3_000))
+        let server = try await TestServer(fake.serverEnvironment)
+        let recipient = try Phone.online(server)
+        #expect(try recipient.ws.privileged("update_tokens", token: recipient.token,
+                                            extra: ["pushToken": "fcm-drain-1", "platform": "android"]).frameType
+                    == "tokens_updated")
+        recipient.ws.socket.close()
+        let sender = try Phone.online(server)
+        await Messaging.waitForAuthenticated(server, count: 1)
+        try sender.sendAccepted(to: recipient.id)
+        #expect(await eventually { fake.tokenRequests == 1 }, "the wake-up was queued")
+        sender.ws.socket.close()
+        await Messaging.waitForAuthenticated(server, count: 0)
+        #expect(fake.sends.isEmpty)
+        await server.server.drain()
+        #expect(fake.sends.count == 1 && fake.sends.first?.contains("fcm-drain-1") == true, "\(fake.sends)")
+    }
+
     @Test func drain_answers503DuringTheGrace_thenCloses1001WithAReconnectHint() async throws {
         let server = try await TestServer(["WHISPER_DRAIN_GRACE_SECONDS": "2"])
         let ws = try TestWebSocket(port: server.publicPort)

@@ -96,6 +96,7 @@ import WhisperServices
         try Data(account.bytes).write(to: file)
         let fcm = try FCMProvider(settings: PushSettings.FCM(credentialsFile: file.path, endpoint: "https://fcm.test"),
                                   limits: Limits(), transport: PushTransport(caFile: nil, timeoutSeconds: 1),
+                                  oauthFailures: WhisperMetrics().pushOAuthFailures.labels("fcm"),
                                   log: Log(level: .error, sink: MemoryLogSink()))
         func error(_ status: Int, _ code: String) -> [UInt8] {
             Array(#"{"error":{"code":\#(status),"details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"\#(code)"}]}}"#.utf8)
@@ -116,8 +117,24 @@ import WhisperServices
         #expect(throws: ConfigError.self) {
             try FCMProvider(settings: PushSettings.FCM(credentialsFile: file.path, endpoint: "https://fcm.test"),
                             limits: Limits(), transport: PushTransport(caFile: nil, timeoutSeconds: 1),
+                            oauthFailures: WhisperMetrics().pushOAuthFailures.labels("fcm"),
                             log: Log(level: .error, sink: MemoryLogSink()))
         }
+    }
+
+    @Test func credentialBackoff_waitsLongerAfterEachFailureInARow_capped_andASuccessEndsIt() {
+        var backoff = CredentialBackoff(baseMillis: 500, maxMillis: 2_000, random: { $0.upperBound })
+        #expect(backoff.waitingUntil(nowNanos: 0) == nil)
+        backoff.failed(nowNanos: 1_000_000_000)
+        #expect(backoff.waitingUntil(nowNanos: 1_000_000_000) == 1_500_000_000)
+        #expect(backoff.waitingUntil(nowNanos: 1_500_000_000) == nil)
+        backoff.failed(nowNanos: 2_000_000_000)
+        #expect(backoff.waitingUntil(nowNanos: 2_000_000_000) == 3_000_000_000)
+        for _ in 0..<10 { backoff.failed(nowNanos: 10_000_000_000) }
+        #expect(backoff.waitingUntil(nowNanos: 10_000_000_000) == 12_000_000_000)
+        backoff.succeeded()
+        #expect(backoff.waitingUntil(nowNanos: 10_000_000_000) == nil)
+        #expect(backoff.failures == 0)
     }
 
     @Test func backoff_doublesWithEqualJitter_honoursRetryAfter_andIsCapped() {

@@ -92,6 +92,23 @@ struct MigratorTests {
         }
     }
 
+    /// Why migrations/README.md forbids filling the 0003 gap: on a database that already has
+    /// 0004, a new 0003 is pending (the migrator compares sets of versions, not a high-water
+    /// mark) and runs after 0004 there, while a fresh database runs it before 0004.
+    @Test func aMigrationNumberedBelowOneApplied_runsAfterIt_onAnExistingDatabase() async throws {
+        try await withTestSchema { schema in
+            let pool = schema.pool()
+            defer { pool.shutdown() }
+            let first = Migration(version: 1, name: "create", sql: "CREATE TABLE steps (n int PRIMARY KEY, at timestamptz);")
+            let later = Migration(version: 4, name: "later", sql: "INSERT INTO steps VALUES (4, clock_timestamp());")
+            let gap = Migration(version: 3, name: "gap", sql: "INSERT INTO steps VALUES (3, clock_timestamp());")
+            try await Migrator(pool: pool, migrations: [first, later]).migrate()
+            #expect(try await Migrator(pool: pool, migrations: [first, gap, later]).migrate().map(\.version) == [3])
+            let order = try await pool.query("SELECT n FROM steps ORDER BY at")
+            #expect(order.compactMap { $0.int64(0) } == [4, 3])
+        }
+    }
+
     @Test func failingMigration_rollsBack_andStopsThere() async throws {
         try await withTestSchema { schema in
             let pool = schema.pool()

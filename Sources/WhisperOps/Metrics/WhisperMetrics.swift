@@ -12,6 +12,7 @@
 /// | `whisper_routing_latency_seconds` | histogram | |
 /// | `whisper_errors_total` | counter | `code` (protocol error code) |
 /// | `whisper_push_total` | counter | `provider`, `result` |
+/// | `whisper_push_oauth_failures_total` | counter | `provider` = fcm |
 /// | `whisper_call_setup_total` | counter | `result` |
 /// | `whisper_rate_limited_total` | counter | `action` (`RateLimitAction.rawValue`) |
 /// | `whisper_http_requests_total` | counter | `listener` = public \| admin, `status` |
@@ -32,6 +33,7 @@ public struct WhisperMetrics: Sendable {
     public let routingLatency: Histogram
     public let errors: CounterFamily
     public let push: CounterFamily
+    public let pushOAuthFailures: CounterFamily
     public let callSetup: CounterFamily
     public let rateLimited: CounterFamily
     public let httpRequests: CounterFamily
@@ -77,6 +79,10 @@ public struct WhisperMetrics: Sendable {
         push = registry.counter(
             "whisper_push_total", help: "Push notification attempts, by provider and result.",
             labelNames: ["provider", "result"])
+        pushOAuthFailures = registry.counter(
+            "whisper_push_oauth_failures_total",
+            help: "Failed fetches of a push provider's OAuth access token (each starts a backoff for the provider).",
+            labelNames: ["provider"])
         callSetup = registry.counter(
             "whisper_call_setup_total", help: "Call setups, by result.", labelNames: ["result"])
         rateLimited = registry.counter(
@@ -104,6 +110,7 @@ public struct WhisperMetrics: Sendable {
         // Series with a known, closed label set exist from the start.
         for event in ["presigned", "download", "deleted", "delete_failed"] { _ = attachments.labels(event) }
         _ = connectionsRefused.labels("per_ip")
+        _ = pushOAuthFailures.labels("fcm")
         _ = messagesDelivered.labels("live")
         _ = messagesDelivered.labels("pending")
         for action in RateLimitAction.allCases { _ = rateLimited.labels(action.rawValue) }

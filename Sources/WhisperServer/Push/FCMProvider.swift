@@ -1,3 +1,4 @@
+import CCurl
 import Foundation
 import WhisperOps
 import WhisperProtocol
@@ -6,7 +7,9 @@ import WhisperServices
 /// Firebase Cloud Messaging HTTP v1 (docs/architecture.md "Push"): `POST
 /// <endpoint>/v1/projects/<project>/messages:send` with an OAuth 2.0 access token, obtained by
 /// posting an RS256 JWT assertion signed with the service account's key to its `token_uri`
-/// (RFC 7523) and kept until five minutes before it expires.
+/// (RFC 7523) and kept until five minutes before it expires. A fetch that fails starts a
+/// `CredentialBackoff` for the whole provider: until it passes no push fetches again, and the
+/// sender holds its jobs (`credentialUnavailableUntil`).
 ///
 /// Every push is a data-only, high-priority message without content: `{"type":"wake"}`, or
 /// `{"type":"call","callId":…}` living as long as a call rings.
@@ -24,9 +27,15 @@ final class FCMProvider: PushProvider {
     private let wakeTTLSeconds: Int
     private let callTTLSeconds: Int64
     private let log: Log
+    /// `whisper_push_oauth_failures_total{provider="fcm"}`.
+    private let oauthFailures: Counter
     private var accessToken: (text: String, renewAt: Int64)?
+    private var tokenBackoff: CredentialBackoff
+    /// The last fetch failed in a way a retry does not mend (see `TokenFetch.refused`).
+    private var tokenRefused = false
 
-    init(settings: PushSettings.FCM, limits: Limits, transport: PushTransport, log: Log) throws(ConfigError) {
+    init(settings: PushSettings.FCM, limits: Limits, transport: PushTransport, oauthFailures: Counter,
+         log: Log) throws(ConfigError) {
         func invalid(_ expected: String) -> ConfigError {
             .invalidValue(variable: "WHISPER_FCM_CREDENTIALS_FILE", expected: expected, got: settings.credentialsFile)
         }
@@ -55,6 +64,8 @@ final class FCMProvider: PushProvider {
         self.wakeTTLSeconds = limits.pushWakeExpirySeconds
         self.callTTLSeconds = limits.callRingTimeoutSeconds
         self.log = log
+        self.oauthFailures = oauthFailures
+        self.tokenBackoff = CredentialBackoff(baseMillis: limits.pushRetryBaseMillis, maxMillis: limits.pushRetryMaxMillis)
     }
 
     func request(for job: PushJob, nowSeconds: Int64) -> PushRequest? {
@@ -103,30 +114,69 @@ final class FCMProvider: PushProvider {
 
     func credentialRefused() { accessToken = nil }
 
+    /// Pushes wait while the token endpoint is unavailable; when it refused (a 4xx such as
+    /// `invalid_grant`, a certificate that does not verify) they fail at once, as a bad
+    /// configuration should show, though the fetch itself still backs off.
+    func credentialUnavailableUntil(nowNanos: UInt64) -> UInt64? {
+        tokenRefused ? nil : tokenBackoff.waitingUntil(nowNanos: nowNanos)
+    }
+
     /// The cached access token, or a new one from `token_uri` (a blocking request on the
-    /// sender's thread: FCM pushes wait for it anyway, and APNs has a thread of its own).
+    /// sender's thread: FCM pushes wait for it anyway, and APNs has a thread of its own); nil
+    /// without a request while the last failure's backoff lasts.
     private func currentAccessToken(nowSeconds: Int64) -> String? {
         if let accessToken, nowSeconds < accessToken.renewAt { return accessToken.text }
-        guard let assertion = makeAssertion(nowSeconds: nowSeconds) else { return nil }
+        let now = MonotonicClock.now()
+        guard tokenBackoff.waitingUntil(nowNanos: now) == nil else { return nil }
+        let fetched = fetchAccessToken(nowSeconds: nowSeconds)
+        guard case .token(let text, let lifetime) = fetched else {
+            oauthFailures.increment()
+            tokenBackoff.failed(nowNanos: now)
+            tokenRefused = fetched == .refused
+            return nil
+        }
+        tokenBackoff.succeeded()
+        tokenRefused = false
+        accessToken = (text, nowSeconds + max(60, lifetime - 300))
+        return text
+    }
+
+    private enum TokenFetch: Equatable {
+        case token(String, lifetimeSeconds: Int64)
+        /// 5xx, 429, 408, a timeout, no connection, an answer without a token: wait and retry.
+        case unavailable
+        /// Another 4xx, a certificate or URL libcurl refuses, a key that cannot sign.
+        case refused
+    }
+
+    /// One exchange at `token_uri`; a failure logs `push_oauth_failed`.
+    private func fetchAccessToken(nowSeconds: Int64) -> TokenFetch {
+        let inARow = tokenBackoff.failures + 1
+        guard let assertion = makeAssertion(nowSeconds: nowSeconds) else {
+            log.warn("push_oauth_failed", ["provider": "fcm", "reason": "signing", "failuresInARow": .int(inARow)])
+            return .refused
+        }
         let form = "grant_type=" + PushPath.segment("urn:ietf:params:oauth:grant-type:jwt-bearer")
             + "&assertion=" + assertion
-        guard let answer = transport.perform(PushRequest(url: tokenURI,
-                                                         headers: ["content-type: application/x-www-form-urlencoded"],
-                                                         body: Array(form.utf8)))
-        else {
-            log.warn("push_oauth_failed", ["provider": "fcm", "reason": "transport"])
-            return nil
+        let answer: PushTransport.Answer
+        switch transport.perform(PushRequest(url: tokenURI, headers: ["content-type: application/x-www-form-urlencoded"],
+                                             body: Array(form.utf8))) {
+        case .success(let answered):
+            answer = answered
+        case .failure(let failure):
+            log.warn("push_oauth_failed", ["provider": "fcm", "reason": .string(String(cString: curl_easy_strerror(failure.code))),
+                                           "failuresInARow": .int(inARow)])
+            return failure.isPermanent ? .refused : .unavailable
         }
         guard answer.status == 200, let object = try? JSONParser.parseObject(answer.body),
               let text = object["access_token"]?.stringValue, !text.isEmpty,
               text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
         else {
-            log.warn("push_oauth_failed", ["provider": "fcm", "status": .int(answer.status)])
-            return nil
+            log.warn("push_oauth_failed", ["provider": "fcm", "status": .int(answer.status), "failuresInARow": .int(inARow)])
+            let refused = (400...499).contains(answer.status) && answer.status != 408 && answer.status != 429
+            return refused ? .refused : .unavailable
         }
-        let lifetime = object["expires_in"]?.int64Value ?? 3600
-        accessToken = (text, nowSeconds + max(60, lifetime - 300))
-        return text
+        return .token(text, lifetimeSeconds: object["expires_in"]?.int64Value ?? 3600)
     }
 
     private func makeAssertion(nowSeconds: Int64) -> String? {

@@ -10,6 +10,15 @@ protocol PushProvider: AnyObject {
     func verdict(status: Int, body: [UInt8]) -> PushVerdict
     /// The provider refused the credential (expired or revoked): the next request makes a new one.
     func credentialRefused()
+    /// While fetching the credential failed lately and its backoff lasts, the monotonic time
+    /// it may be tried again; meanwhile `request` returns nil without trying and the sender
+    /// holds its jobs. Nil when a request can be built now.
+    func credentialUnavailableUntil(nowNanos: UInt64) -> UInt64?
+}
+
+extension PushProvider {
+    /// A provider that makes its credential itself (APNs signs its own token) never waits.
+    func credentialUnavailableUntil(nowNanos: UInt64) -> UInt64? { nil }
 }
 
 struct PushRequest {

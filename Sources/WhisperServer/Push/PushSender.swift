@@ -14,6 +14,10 @@ import WhisperServices
 final class PushSender: Sendable {
     private struct Queue {
         var jobs: [PushJob] = []
+        /// Jobs the thread holds: transfers in flight and attempts waiting for a retry or for
+        /// the provider's credential.
+        var held = 0
+        var stopped = false
     }
 
     /// The multi handle; `curl_multi_wakeup` is the one call made on it off the sender's thread.
@@ -36,13 +40,15 @@ final class PushSender: Sendable {
         let worker = PushSenderThread(provider: provider, multi: handle, transport: transport, limits: limits,
                                       outcomes: outcomes, log: log)
         let box = UncheckedSendable(worker)
-        NamedThread.start("whisper-push-\(provider.name.rawValue)") { [self] in box.value.run(takeJobs: { self.takeJobs() }) }
+        NamedThread.start("whisper-\(provider.name.rawValue)") { [self] in
+            box.value.run(turn: { held, take in self.turn(holding: held, take: take) })
+        }
     }
 
     /// Queues `job`; false (dropped) when the queue is full. Never blocks.
     func submit(_ job: PushJob) -> Bool {
         let queued = queue.withLock { queue in
-            guard queue.jobs.count < capacity else { return false }
+            guard !queue.stopped, queue.jobs.count < capacity else { return false }
             queue.jobs.append(job)
             return true
         }
@@ -50,9 +56,28 @@ final class PushSender: Sendable {
         return queued
     }
 
-    private func takeJobs() -> [PushJob] {
+    /// Jobs not finished yet: queued, or held by the thread.
+    var outstanding: Int { queue.withLock { $0.jobs.count + $0.held } }
+
+    /// Stops the thread at its next turn (after `drain`, or when a test server shuts down);
+    /// whatever it still held is dropped.
+    func stop() {
+        queue.withLock { $0.stopped = true }
+        _ = curl_multi_wakeup(multi.handle)
+    }
+
+    /// The thread's call at each turn: it reports how many jobs it holds and, when `take`, gets
+    /// the queued ones (not while the provider waits for its credential: they stay here, in the
+    /// bounded queue). Nil: stop.
+    private func turn(holding held: Int, take: Bool) -> [PushJob]? {
         queue.withLock { queue in
+            guard !queue.stopped else { return nil }
+            guard take else {
+                queue.held = held
+                return []
+            }
             defer { queue.jobs.removeAll(keepingCapacity: true) }
+            queue.held = held + queue.jobs.count
             return queue.jobs
         }
     }

@@ -11,6 +11,12 @@ import WhisperServices
 ///    the answer's `Retry-After`), up to `Limits.pushMaxAttempts` attempts, then `failed`; a
 ///    refused credential → a new credential and one more attempt, then `failed`; a certificate
 ///    that does not verify, or any other answer → `failed` at once.
+///
+/// While the provider's credential cannot be had (FCM's token endpoint is unavailable and its
+/// `CredentialBackoff` lasts), the thread takes no job from the queue (which stays bounded:
+/// beyond its capacity pushes are `dropped`) and starts no retry; an attempt that found no
+/// credential waits for the backoff's end without using up an attempt. So N queued pushes
+/// during an outage cost one token request per backoff step, not N.
 final class PushSenderThread {
     private struct Attempt {
         let job: PushJob
@@ -49,27 +55,50 @@ final class PushSenderThread {
         self.log = log
     }
 
-    /// Runs for the life of the process.
-    func run(takeJobs: () -> [PushJob]) {
+    /// Runs until the sender stops (for the life of the process, or a test's server).
+    func run(turn: (_ held: Int, _ take: Bool) -> [PushJob]?) {
         while true {
             let now = MonotonicClock.now()
-            for job in takeJobs() {
+            let credentialWait = provider.credentialUnavailableUntil(nowNanos: now)
+            guard let jobs = turn(held, credentialWait == nil) else { return stopped() }
+            for job in jobs {
                 start(Attempt(job: job, number: 1, refreshed: false, firstStartedNanos: now))
             }
-            startDueRetries(now: now)
+            if credentialWait == nil { startDueRetries(now: now) }
             var running: Int32 = 0
             _ = curl_multi_perform(multi, &running)
             collectFinished()
-            // Woken early by `curl_multi_wakeup` (a new job) or by socket activity.
+            _ = turn(held, false)
+            // Woken early by `curl_multi_wakeup` (a new job, `stop`) or by socket activity.
             var woken: Int32 = 0
-            _ = curl_multi_poll(multi, nil, 0, waitMillis(now: MonotonicClock.now()), &woken)
+            _ = curl_multi_poll(multi, nil, 0, waitMillis(now: MonotonicClock.now(), credentialWait: credentialWait), &woken)
         }
+    }
+
+    /// Jobs this thread holds (see `PushSender.outstanding`).
+    private var held: Int { transfers.count + retries.count }
+
+    private func stopped() {
+        for (key, transfer) in transfers {
+            guard let handle = UnsafeMutableRawPointer(bitPattern: key) else { continue }
+            _ = curl_multi_remove_handle(multi, handle)
+            curl_easy_cleanup(handle)
+            curl_slist_free_all(transfer.headers)
+            transfer.body.deallocate()
+        }
+        transfers.removeAll()
+        retries.removeAll()
     }
 
     // MARK: Steps 1–2
 
     private func start(_ attempt: Attempt) {
         guard let request = provider.request(for: attempt.job, nowSeconds: WallTime.now().secondsSinceEpoch) else {
+            if let until = provider.credentialUnavailableUntil(nowNanos: MonotonicClock.now()) {
+                // Not this push's failure: it waits for the provider's credential.
+                retries.append((until, attempt))
+                return
+            }
             return finish(attempt, .failed(reason: "no credential"), status: 0)
         }
         guard let handle = curl_easy_init() else { return finish(attempt, .failed(reason: "curl_easy_init"), status: 0) }
@@ -94,8 +123,10 @@ final class PushSenderThread {
         for retry in due { start(retry.attempt) }
     }
 
-    private func waitMillis(now: UInt64) -> Int32 {
-        guard let next = retries.map(\.dueNanos).min() else { return 1000 }
+    /// Until the next retry is due, or while the credential waits, until its backoff ends
+    /// (queued jobs are taken then); at most 1 s.
+    private func waitMillis(now: UInt64, credentialWait: UInt64?) -> Int32 {
+        guard let next = credentialWait ?? retries.map(\.dueNanos).min() else { return 1000 }
         return next <= now ? 0 : Int32(min(1000, (next - now) / 1_000_000 + 1))
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import WhisperOps
 import WhisperProtocol
 import WhisperRuntime
@@ -28,7 +29,8 @@ final class PushSenders: PushDispatcher {
             return sender
         }
         let apns = try settings.apns.map { try sender(APNsProvider(settings: $0, limits: limits)) }
-        let fcm = try settings.fcm.map { try sender(FCMProvider(settings: $0, limits: limits, transport: transport, log: log)) }
+        let fcm = try settings.fcm.map { try sender(FCMProvider(settings: $0, limits: limits, transport: transport,
+                                                                   oauthFailures: metrics.pushOAuthFailures.labels("fcm"), log: log)) }
         log.info(apns == nil && fcm == nil ? "push_disabled" : "push_enabled",
                  ["apns": .bool(apns != nil), "fcm": .bool(fcm != nil), "extraCA": .bool(settings.caFile != nil)])
         guard apns != nil || fcm != nil else { return nil }
@@ -39,6 +41,22 @@ final class PushSenders: PushDispatcher {
         guard let sender = job.provider == .apns ? apns : fcm else { return .disabled }
         return sender.submit(job) ? .queued : .dropped
     }
+
+    private var senders: [PushSender] { [apns, fcm].compactMap { $0 } }
+
+    /// At exit (docs/operations.md "Shutdown"): waits until every queued push has been sent or
+    /// given up (retries included), or `deadline` passed, then stops the threads. Answers the
+    /// jobs left unfinished, which are lost.
+    func drain(until deadline: Date) async -> Int {
+        while Date() < deadline, senders.contains(where: { $0.outstanding > 0 }) {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        let left = senders.reduce(0) { $0 + $1.outstanding }
+        stop()
+        return left
+    }
+
+    func stop() { senders.forEach { $0.stop() } }
 }
 
 enum PushStartError: Error, CustomStringConvertible {

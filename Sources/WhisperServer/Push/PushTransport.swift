@@ -50,20 +50,30 @@ struct PushTransport: Sendable {
         let body: [UInt8]
     }
 
-    /// One blocking request (the FCM OAuth token): nil on a transport failure.
-    func perform(_ request: PushRequest) -> Answer? {
-        guard Self.globalInit, let handle = curl_easy_init() else { return nil }
+    /// A request that got no answer: libcurl's code for why.
+    struct Failure: Error {
+        let code: CURLcode
+        /// A retry cannot mend it (the endpoint's certificate, the URL).
+        var isPermanent: Bool { PushSenderThread.isPermanent(code) }
+    }
+
+    /// One blocking request (the FCM OAuth token).
+    func perform(_ request: PushRequest) -> Result<Answer, Failure> {
+        guard Self.globalInit, let handle = curl_easy_init() else { return .failure(Failure(code: CURLE_FAILED_INIT)) }
         defer { curl_easy_cleanup(handle) }
         let headers = Self.headerList(request)
         defer { curl_slist_free_all(headers) }
         let body = UnsafeMutablePointer<whisper_curl_body>.allocate(capacity: 1)
         defer { body.deallocate() }
         body.pointee.count = 0
-        guard configure(handle, request, headers: headers), whisper_curl_collect_body(handle, body) == CURLE_OK,
-              curl_easy_perform(handle) == CURLE_OK else { return nil }
+        guard configure(handle, request, headers: headers), whisper_curl_collect_body(handle, body) == CURLE_OK else {
+            return .failure(Failure(code: CURLE_FAILED_INIT))
+        }
+        let result = curl_easy_perform(handle)
+        guard result == CURLE_OK else { return .failure(Failure(code: result)) }
         var status = 0
-        guard whisper_curl_response_code(handle, &status) == CURLE_OK else { return nil }
-        return Answer(status: status, body: PushTransport.bytes(of: body))
+        guard whisper_curl_response_code(handle, &status) == CURLE_OK else { return .failure(Failure(code: CURLE_GOT_NOTHING)) }
+        return .success(Answer(status: status, body: PushTransport.bytes(of: body)))
     }
 
     static func bytes(of body: UnsafeMutablePointer<whisper_curl_body>) -> [UInt8] {

@@ -17,7 +17,7 @@ final class S3ObjectDeleter: ObjectDeleter {
     private let presigner: S3Presigner
     private let timeoutSeconds: Int
     private let loop: EventLoop
-    private let worker = BlockingWorker(name: "whisper-s3-delete")
+    private let worker = BlockingWorker(name: "whisper-s3-del")
 
     init(settings: S3Settings, timeoutSeconds: Int, loop: EventLoop) {
         presigner = S3Presigner(settings: settings)
@@ -75,9 +75,8 @@ final class BlockingWorker: Sendable {
             return true
         }
         guard start else { return }
-        let thread = Thread { [self] in drain() }
-        thread.name = name
-        thread.start()
+        // Named for the kernel (`top -H`): Foundation's `Thread.name` alone never reaches it.
+        NamedThread.start(name) { [self] in drain() }
     }
 
     private func drain() {
