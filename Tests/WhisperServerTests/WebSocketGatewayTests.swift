@@ -53,7 +53,8 @@ import WhisperTesting
     /// socket and then get INVALID_PAYLOAD from a parser still holding the default.
     @Test(arguments: [4_096, 1_000_000])
     func messageOverTheCap_closesWith1009_andAtTheCapIsAnswered(cap: Int) async throws {
-        let server = try await TestServer(["WHISPER_MAX_WS_MESSAGE_BYTES": String(cap)])
+        // A text message at its cap must fit in one WebSocket message (a start-up check).
+        let server = try await TestServer(["WHISPER_MAX_WS_MESSAGE_BYTES": String(cap), "WHISPER_MAX_TEXT_BYTES": "1000"])
         defer { server.stop() }
         let ws = try TestWebSocket(port: server.publicPort)
         // Exactly at the cap: a well-formed frame padded with spaces is parsed and answered.

@@ -12,8 +12,9 @@ struct BlocksMigrationTests {
             let pool = schema.pool()
             defer { pool.shutdown() }
             try await Migrator(pool: pool, directory: MigrationFixtures.repositoryDirectory).migrate()
-            let key = [UInt8](repeating: 7, count: 32)
-            for id in ["WSP-ABCD-EFGH-JK23", "WSP-ABCD-EFGH-JK24"] {
+            // Each identity its own signing key (unique since migrations/0005).
+            for (index, id) in ["WSP-ABCD-EFGH-JK23", "WSP-ABCD-EFGH-JK24"].enumerated() {
+                let key = [UInt8](repeating: UInt8(7 + index), count: 32)
                 _ = try await pool.query("INSERT INTO users (whisper_id, enc_public_key, sign_public_key) VALUES ($1, $2, $3)",
                                          [.text(id), .bytea(key), .bytea(key)])
             }
