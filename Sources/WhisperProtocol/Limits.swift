@@ -141,6 +141,10 @@ public struct Limits: Sendable, Equatable {
     /// Every node looks for calls past their ring deadline this often, so a timeout fires
     /// at most this late, even when the node that started the call has died.
     public var callSweepIntervalMillis: Int64 = 500
+    /// An offer written to a live-looking socket that no `call_received` confirms within this
+    /// is pushed (VoIP/FCM call push) as to an offline callee, and stays held for its next
+    /// login (`WHISPER_CALL_CONFIRM_TIMEOUT_MS`; contract §15). Found by the same sweep.
+    public var callConfirmTimeoutMillis: Int64 = 2000
     /// An answered call's state lives this long after its last signal (ICE restarts renew it).
     public var callAnsweredTTLSeconds: Int64 = 12 * 3600
     /// An ended call is remembered this long, so late signals get `NOT_FOUND` and its

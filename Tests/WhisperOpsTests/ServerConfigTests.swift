@@ -122,6 +122,16 @@ import WhisperProtocol
         }
     }
 
+    @Test func callConfirmTimeout_defaultsTo2Seconds_andAccepts100To60000Millis() throws {
+        #expect(try loadConfig([:]).limits.callConfirmTimeoutMillis == 2_000)
+        #expect(try loadConfig(["WHISPER_CALL_CONFIRM_TIMEOUT_MS": "100"]).limits.callConfirmTimeoutMillis == 100)
+        #expect(try loadConfig(["WHISPER_CALL_CONFIRM_TIMEOUT_MS": "60000"]).limits.callConfirmTimeoutMillis == 60_000)
+        for bad in ["99", "60001", "2s"] {
+            #expect(configError(["WHISPER_CALL_CONFIRM_TIMEOUT_MS": bad])
+                        == .invalid("WHISPER_CALL_CONFIRM_TIMEOUT_MS", expected: "an integer from 100 to 60000", got: bad))
+        }
+    }
+
     @Test(arguments: ["1", "true", "TRUE", "Yes", " yes "])
     func booleans_acceptTrueSpellings(_ spelling: String) throws {
         #expect(try loadConfig(["WHISPER_MIGRATE_ON_START": spelling]).migrateOnStart == true)

@@ -53,6 +53,20 @@ extension Phone {
         return reply.errorCode
     }
 
+    /// `call_received {callId}` (unsigned): answers the reply (`call_confirmed` or an error).
+    func callReceived(_ callId: String, requestId: String = "r") throws -> [String: Any] {
+        try ws.request(TestWebSocket.privilegedFrame("call_received", token: token, requestId: requestId, extra: ["callId": callId]))
+    }
+
+    /// Confirms the offer of `callId` reached this phone, expecting `call_confirmed {callId}`
+    /// with the frame's requestId (to the first confirmation and to a repeat alike).
+    func confirmCall(_ callId: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let reply = try callReceived(callId)
+        #expect(reply.frameType == "call_confirmed", "\(reply)", sourceLocation: sourceLocation)
+        #expect(reply["requestId"] as? String == "r", sourceLocation: sourceLocation)
+        #expect(reply.payload as NSDictionary == ["callId": callId] as NSDictionary, sourceLocation: sourceLocation)
+    }
+
     /// The next frame, which must be `type` about `callId`.
     @discardableResult
     func expectCall(_ type: String, callId: String) throws -> [String: Any] {
@@ -67,12 +81,13 @@ extension Phone {
 enum Calls {
     static func newCallId() -> String { UUID().uuidString.lowercased() }
 
-    /// `caller` offers a new call to the online `callee`: the callee gets the offer, the
-    /// caller `call_ringing`. Answers the callId.
+    /// `caller` offers a new call to the online `callee`: the callee gets the offer and
+    /// confirms it (`call_received`), the caller hears `call_ringing`. Answers the callId.
     @discardableResult
     static func ring(_ caller: Phone, _ callee: Phone, callId: String = newCallId()) throws -> String {
         try caller.signal("call_initiate", callId: callId, to: callee.id)
         try callee.expectCall("call_initiate", callId: callId)
+        try callee.confirmCall(callId)
         try caller.expectCall("call_ringing", callId: callId)
         return callId
     }

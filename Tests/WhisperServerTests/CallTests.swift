@@ -3,7 +3,8 @@ import Testing
 import WhisperTesting
 
 /// Call signalling over real sockets against real Redis (docs/protocol.md "Calls"): signed
-/// frames forwarded byte for byte between the two parties, `call_ringing` to the caller, held
+/// frames forwarded byte for byte between the two parties, `call_ringing` to the caller once
+/// the callee confirms (the confirmation itself: CallConfirmationTests), held
 /// offers for a callee that logs in while it rings, and every refusal with its code.
 @Suite(.serialized) struct CallTests {
     @Test func call_ringsIsAnsweredTradesCandidatesAndEnds_whenBothAreOnline() async throws {
@@ -19,6 +20,7 @@ import WhisperTesting
         let sig = try #require((received["sig"] as? String).flatMap { Data(base64Encoded: $0) })
         #expect(TestSigningKey.verify(signature: Array(sig), message: TestSHA256.hash(offer.signedBytes),
                                       publicKey: alice.identity.signing.publicKey))
+        try bob.confirmCall(spelt)
         let ringing = try alice.expectCall("call_ringing", callId: spelt)
         #expect(ringing.payload.count == 1)
 
@@ -70,6 +72,9 @@ import WhisperTesting
         try back.expectCall("call_initiate", callId: callId)
         #expect(try back.expectCall("call_ice_candidate", callId: callId).payload["ciphertext"] as? String == first.ciphertext)
         #expect(try back.expectCall("call_ice_candidate", callId: callId).payload["ciphertext"] as? String == second.ciphertext)
+        // Ringing once the device that got the held offer confirms it.
+        try alice.expectQuiet()
+        try back.confirmCall(callId)
         try alice.expectCall("call_ringing", callId: callId)
         try back.signal("call_answer", callId: callId, to: alice.id)
         try alice.expectCall("call_answer", callId: callId)

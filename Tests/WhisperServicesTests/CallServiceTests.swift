@@ -6,51 +6,78 @@ import WhisperProtocol
 import WhisperTesting
 
 /// `CallService` over fakes: what an offer asks of push and of the router — the callee's call
-/// push carries the `callId` as the caller spelt it (contract §15), and a callee who blocked
-/// the caller is neither written to nor woken (docs/protocol.md "Blocking").
+/// push carries the `callId` as the caller spelt it (contract §15), a callee who blocked
+/// the caller is neither written to nor woken (docs/protocol.md "Blocking"), the callee's
+/// confirmation rings the caller, and the sweep pushes callees that did not confirm.
 @Suite struct CallServiceTests {
     @Test func offerToAnOfflineCallee_ringsWithTheCallIdAsTheCallerSpeltIt() throws {
         let harness = CallHarness()
         let spelt = "0F8FAD5B-D9CB-469F-A165-70867728950E"
-        #expect(try harness.signal(.initiate, callId: spelt).get() == .done)
+        try harness.signal(.initiate, callId: spelt).get()
         #expect(harness.wakeUps.rings.map(\.callIdText) == [spelt])
         #expect(harness.wakeUps.rings.map(\.callee) == [harness.callee])
         // The call's state is still keyed by the lower-case id.
         #expect(harness.store.offers.map(\.callId.string) == [spelt.lowercased()])
     }
 
-    @Test func offerToALiveCallee_ringsNoPush() throws {
+    @Test func offerToALiveLookingCallee_pushesNothingAtOnce() throws {
         let harness = CallHarness()
         harness.store.outcome = .routed(.remote, setup: nil)
-        #expect(try harness.signal(.initiate).get() == .ringing)
+        try harness.signal(.initiate).get()
         #expect(harness.wakeUps.rings.isEmpty)
     }
 
     @Test func anOfflineCallee_isRung_butOneWhoBlockedTheCaller_isNot() throws {
         let harness = CallHarness()
-        #expect(try harness.signal(.initiate).get() == .done)
+        try harness.signal(.initiate).get()
         #expect(harness.wakeUps.rings.map(\.callee) == [harness.callee])
         harness.store.outcome = .dropped(setup: nil)
-        #expect(try harness.signal(.initiate).get() == .done)
+        try harness.signal(.initiate).get()
         #expect(harness.wakeUps.rings.count == 1)
         #expect(harness.router.deliveries.isEmpty)
     }
 
-    @Test func aLiveCallee_isWrittenTo_andTheCallerHearsRinging_butNotWhenItBlockedTheCaller() throws {
+    @Test func aLiveCallee_isWrittenTo_butNotWhenItBlockedTheCaller() throws {
         let harness = CallHarness()
         harness.store.outcome = .dropped(setup: nil)
-        #expect(try harness.signal(.initiate).get() == .done)
-        #expect(try harness.signal(.iceCandidate).get() == .done)
+        try harness.signal(.initiate).get()
+        try harness.signal(.iceCandidate).get()
         #expect(harness.router.deliveries.isEmpty)
         harness.store.outcome = .routed(.local(LiveRoute(node: "n1", loop: 0, connection: 4)), setup: nil)
-        #expect(try harness.signal(.initiate).get() == .ringing)
+        try harness.signal(.initiate).get()
         #expect(harness.router.deliveries.map(\.user) == [harness.callee])
+    }
+
+    @Test func theCalleesConfirmation_ringsTheCallerOnThisNode_andRefusalsGetTheirCodes() throws {
+        let harness = CallHarness()
+        let route = LiveRoute(node: "n1", loop: 0, connection: 7)
+        harness.store.confirmation = .confirmed(caller: harness.caller, routing: .local(route), frame: [1, 2])
+        try harness.confirm().get()
+        #expect(harness.router.deliveries.map(\.user) == [harness.caller])
+        harness.store.confirmation = .repeated
+        try harness.confirm().get()
+        #expect(harness.router.deliveries.count == 1)
+        harness.store.confirmation = .notTheCallee
+        #expect(throws: ServiceError.forbidden("not the callee of this call")) { try harness.confirm().get() }
+        harness.store.confirmation = .unknownCall
+        #expect(throws: ServiceError.notFound("unknown call")) { try harness.confirm().get() }
+    }
+
+    @Test func theSweep_pushesUnconfirmedCallees_withTheCallIdAsSpelt_andCountsThem() throws {
+        let harness = CallHarness()
+        harness.store.swept = CallSweep(ended: [], unconfirmed: [(harness.callee, "0F8FAD5B-D9CB-469F-A165-70867728950E")])
+        var ended: Result<Int, ServiceError>?
+        harness.service.sweep { ended = $0 }
+        #expect(try ended?.get() == 0)
+        #expect(harness.wakeUps.rings.map(\.callee) == [harness.callee])
+        #expect(harness.wakeUps.rings.map(\.callIdText) == ["0F8FAD5B-D9CB-469F-A165-70867728950E"])
+        #expect(harness.metrics.callUnconfirmed.value == 1)
     }
 
     @Test func aBlockedCallersCancel_wakesNobody_andCountsItsSetup() throws {
         let harness = CallHarness()
         harness.store.outcome = .dropped(setup: .failed)
-        #expect(try harness.signal(.end).get() == .done)
+        try harness.signal(.end).get()
         #expect(harness.wakeUps.woken.isEmpty && harness.wakeUps.rings.isEmpty && harness.router.deliveries.isEmpty)
         #expect(harness.metrics.callSetup.labels("failed").value == 1)
     }
@@ -66,10 +93,13 @@ final class FakeCallStore: CallStore {
         completion(.success(outcome))
     }
     func signal(_ signal: CallSignal, completion: @escaping StoreCompletion<CallStoreOutcome>) { completion(.success(outcome)) }
-    func heldCalls(for user: WhisperID, completion: @escaping StoreCompletion<HeldCalls>) {
-        completion(.success(HeldCalls(frames: [], ringing: [])))
+    var confirmation = CallConfirmation.unknownCall
+    func confirm(_ callId: CanonicalUUID, callee: WhisperID, completion: @escaping StoreCompletion<CallConfirmation>) {
+        completion(.success(confirmation))
     }
-    func sweep(completion: @escaping StoreCompletion<[RangOutCall]>) { completion(.success([])) }
+    func heldCalls(for user: WhisperID, completion: @escaping StoreCompletion<[[UInt8]]>) { completion(.success([])) }
+    var swept = CallSweep(ended: [], unconfirmed: [])
+    func sweep(completion: @escaping StoreCompletion<CallSweep>) { completion(.success(swept)) }
 }
 
 final class RecordingWakeUps: WakeUps {
@@ -104,9 +134,20 @@ struct CallHarness {
                               log: Log(level: .error, sink: MemoryLogSink()), metrics: metrics, now: { Self.now })
     }
 
+    /// The callee's `call_received` for the call.
+    func confirm() -> Result<Void, ServiceError> {
+        let session = SessionRecord(hash: SessionHash(validated: [UInt8](repeating: 0, count: 32)), whisperId: callee,
+                                    deviceId: .random(), platform: .ios, signPublicKey: key.publicKey,
+                                    expiresAtMillis: Self.now + 1_000)
+        var outcome: Result<Void, ServiceError>?
+        service.confirm(.random(), session: session,
+                        client: ClientRef(ip: "192.0.2.8", connection: ConnectionRef(node: "n1", connection: 8))) { outcome = $0 }
+        return outcome ?? .failure(.internalFailure("no completion"))
+    }
+
     /// A signal of `kind` from the caller to the callee on `callId` (spelt as given).
     func signal(_ kind: CallSignalKind, callId: String = "0f8fad5b-d9cb-469f-a165-70867728950e")
-        -> Result<CallService.Outcome, ServiceError> {
+        -> Result<Void, ServiceError> {
         let nonce = Data(repeating: 1, count: 24).base64EncodedString(), ciphertext = Data(repeating: 2, count: 32).base64EncodedString()
         let signed = TestMessage.signedBytes(type: kind.rawValue, messageId: callId, from: caller.string, to: callee.string,
                                              timestamp: Self.now, nonce: nonce, ciphertext: ciphertext)
@@ -117,7 +158,7 @@ struct CallHarness {
         let session = SessionRecord(hash: SessionHash(validated: [UInt8](repeating: 0, count: 32)), whisperId: caller,
                                     deviceId: .random(), platform: .ios, signPublicKey: key.publicKey,
                                     expiresAtMillis: Self.now + 1_000)
-        var outcome: Result<CallService.Outcome, ServiceError>?
+        var outcome: Result<Void, ServiceError>?
         do {
             let frame = try InboundFrame.parse(Array(text.utf8), limits: .default)
             let payload = try CallSignalPayload(parsing: frame, kind: kind, limits: .default)

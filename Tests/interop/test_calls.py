@@ -51,10 +51,14 @@ def test_kill_9_of_the_callers_node_still_times_the_call_out_once_for_both(serve
     async def scenario():
         async with open_ws(doomed.ws_url) as ws_alice, open_ws(survivor.ws_url) as ws_bob:
             alice_id, alice_token = await login(ws_alice, alice)
-            bob_id, _ = await login(ws_bob, bob)
+            bob_id, bob_token = await login(ws_bob, bob)
             await ws_alice.send(json.dumps(call_initiate(alice.key, alice_token, alice_id, bob_id, call_id)))
             offer = await receive(ws_bob)
             assert offer["type"] == "call_initiate" and offer["payload"]["callId"] == call_id, offer
+            # Ringing follows the callee's confirmation (contract §15), across nodes.
+            await ws_bob.send(json.dumps(privileged("call_received", bob_token, "confirm", callId=call_id)))
+            confirmed = await receive(ws_bob)
+            assert confirmed["type"] == "call_confirmed" and confirmed["payload"] == {"callId": call_id}, confirmed
             assert (await receive(ws_alice))["type"] == "call_ringing"
             os.kill(doomed.proc.pid, signal.SIGKILL)
             rang = time.monotonic()

@@ -338,7 +338,7 @@ def test_deeply_nested_json_gets_invalid_payload_and_the_socket_keeps_working(re
 CLIENT_FRAMES = ["ping", "register_begin", "register_proof", "session_refresh", "logout", "update_tokens",
                  "send_message", "fetch_pending", "delivery_receipt", "group_create", "group_update",
                  "group_get", "groups_list", "group_send_message", "typing", "call_initiate", "call_answer", "call_ice_candidate",
-                 "call_end", "get_turn_credentials", "block", "unblock", "blocks_list",
+                 "call_end", "call_received", "get_turn_credentials", "block", "unblock", "blocks_list",
                  # last: an accepted mutation would end the session, and every later frame would say so
                  "delete_account"]
 UNPRIVILEGED = {"ping", "register_begin", "register_proof"}

@@ -33,6 +33,7 @@ import WhisperProtocol
 /// | `WHISPER_CHALLENGE_TTL_SECONDS` | 60 | lifetime of a `register_challenge`, 1–3600 |
 /// | `WHISPER_SESSION_TTL_SECONDS` | 604800 (7 days) | lifetime of a session token, 60–2592000 |
 /// | `WHISPER_CALL_RING_TIMEOUT_SECONDS` | 60 | an unanswered call ends after this, 1–600 |
+/// | `WHISPER_CALL_CONFIRM_TIMEOUT_MS` | 2000 | an offer on a live-looking socket that no `call_received` confirms within this is pushed as to an offline callee, 100–60000 |
 /// | `WHISPER_MAX_PENDING_PER_USER` | 10000 | messages one user's pending queue may hold; a send beyond it gets `RATE_LIMITED`, 1–10000000 |
 /// | `WHISPER_MAX_GROUP_MEMBERS` | 256 | members of one group, owner included; more → `INVALID_PAYLOAD`, 2–100000 |
 /// | `WHISPER_MAX_TEXT_BYTES` | 8000 | plaintext of a text message (ciphertext + 16), 1–1000000; its base64 must fit a WebSocket message |
@@ -183,6 +184,8 @@ public struct ServerConfig: Sendable {
                                                           default: limits.turnCredentialTTLSeconds, in: 1...7 * 86_400)
         limits.callRingTimeoutSeconds = Int64(try env.integer("WHISPER_CALL_RING_TIMEOUT_SECONDS",
                                                               default: Int(limits.callRingTimeoutSeconds), in: 1...600))
+        limits.callConfirmTimeoutMillis = Int64(try env.integer("WHISPER_CALL_CONFIRM_TIMEOUT_MS",
+                                                                default: Int(limits.callConfirmTimeoutMillis), in: 100...60_000))
         limits.presenceMinIntervalMillis = Int64(try env.integer("WHISPER_PRESENCE_MIN_INTERVAL_MS",
                                                                  default: Int(limits.presenceMinIntervalMillis), in: 0...3_600_000))
         limits.presenceOfflineGraceMillis = Int64(try env.integer("WHISPER_PRESENCE_OFFLINE_GRACE_MS",

@@ -35,6 +35,7 @@ public struct WhisperMetrics: Sendable {
     public let push: CounterFamily
     public let pushOAuthFailures: CounterFamily
     public let callSetup: CounterFamily
+    public let callUnconfirmed: Counter
     public let rateLimited: CounterFamily
     public let httpRequests: CounterFamily
     public let slowConsumerDisconnects: Counter
@@ -85,6 +86,9 @@ public struct WhisperMetrics: Sendable {
             labelNames: ["provider"])
         callSetup = registry.counter(
             "whisper_call_setup_total", help: "Call setups, by result.", labelNames: ["result"])
+        callUnconfirmed = registry.counter(
+            "whisper_call_unconfirmed_total",
+            help: "Offers on a live-looking socket that no call_received confirmed in time (pushed as to an offline callee).")
         rateLimited = registry.counter(
             "whisper_rate_limited_total", help: "Requests refused by a rate limit, by action.",
             labelNames: ["action"])

@@ -5,8 +5,8 @@ import WhisperServices
 /// before any I/O), the service call, the reply frames.
 enum CallFrames {
     /// `call_initiate`, `call_answer`, `call_ice_candidate`, `call_end`: forwarded to `to` under
-    /// the same type; no reply on success, except `call_ringing {callId}` to the caller of an
-    /// offer that reached the callee's socket at once.
+    /// the same type; no reply on success (the caller hears `call_ringing` when the callee
+    /// sends `call_received`).
     static func signal(_ kind: CallSignalKind) -> FrameRoute.PrivilegedHandler {
         { frame, reply, session in
             guard let signal = reply.validate({ () throws(PayloadError) in
@@ -16,11 +16,27 @@ enum CallFrames {
             reply.async { done in
                 socket.context.calls.signal(signal, session: session, client: socket.client) { result in
                     defer { done() }
-                    switch result {
-                    case .success(.ringing): socket.send(CallEventFrames.ringing(callIdText: signal.callIdText))
-                    case .success(.done): break
-                    case .failure(let error): reply.fail(error)
-                    }
+                    if case .failure(let error) = result { reply.fail(error) }
+                }
+            }
+        }
+    }
+
+    /// `call_received {callId}` (the callee, unsigned) → `call_confirmed {callId}`, to the
+    /// first confirmation and to a repeat alike; the first one of a ringing call sends the
+    /// caller `call_ringing`.
+    static let received: FrameRoute.PrivilegedHandler = { frame, reply, session in
+        guard let received = reply.validate({ () throws(PayloadError) in try CallReceivedPayload(parsing: frame.fields) })
+        else { return }
+        let socket = reply.socket
+        reply.async { done in
+            socket.context.calls.confirm(received.callId, session: session, client: socket.client) { result in
+                defer { done() }
+                switch result {
+                case .success:
+                    reply.send(CallReceivedPayload.confirmedType) { payload in payload.member("callId", received.callIdText) }
+                case .failure(let error):
+                    reply.fail(error)
                 }
             }
         }

@@ -32,6 +32,7 @@ enum FrameRoutes {
         CallSignalKind.answer.rawValue: .privileged(CallFrames.signal(.answer)),
         CallSignalKind.iceCandidate.rawValue: .privileged(CallFrames.signal(.iceCandidate)),
         CallSignalKind.end.rawValue: .privileged(CallFrames.signal(.end)),
+        CallReceivedPayload.type: .privileged(CallFrames.received),
         TypingPayload.type: .privileged(PresenceFrames.typing),
         GroupCreatePayload.type: .privileged(GroupsFrames.create),
         GroupUpdatePayload.type: .privileged(GroupsFrames.update),

@@ -43,9 +43,10 @@ extension LoopContext {
         }
     }
 
-    /// Loop 0 of every node, every `Limits.callSweepIntervalMillis`: ends calls past their ring
-    /// deadline. Every node sweeps and Redis gives each call to exactly one of them, so a
-    /// timeout fires even when the node that started the call has died.
+    /// Loop 0 of every node, every `Limits.callSweepIntervalMillis`: pushes callees that did not
+    /// confirm an offer by its confirmation deadline, ends calls past their ring deadline. Every
+    /// node sweeps and Redis gives each to exactly one of them, so both fire even when the node
+    /// that started the call has died.
     private func sweepCalls() {
         let interval = UInt64(shared.limits.callSweepIntervalMillis) * 1_000_000
         guard redis.isConnected else {

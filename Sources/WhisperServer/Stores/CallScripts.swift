@@ -7,15 +7,20 @@ import WhisperStorage
 ///
 /// State: `call:{id}` is a hash {caller, callee, cid, phase r|a|e, offer, rung, at, blk}; a ringing call
 /// is also in `calls:deadlines` (scored by its ring deadline) and in the callee's
-/// `calls-held:{callee}`; the caller's candidates while it rings are in `call-ice:{id}`. An
+/// `calls-held:{callee}`; the caller's candidates while it rings are in `call-ice:{id}`.
+/// `rung` = 1 once a device of the callee confirmed the offer (`call_received`) and the caller
+/// was sent `call_ringing`; an offer written to a live-looking socket (at the offer, or at a
+/// login) is in `calls:confirm`, scored by its confirmation deadline, until the sweep claims
+/// it (calls confirmed, answered or ended by then are skipped there, not removed early). An
 /// ended call stays as phase `e` for `Limits.callEndedTTLSeconds`. Routing is
 /// `MessageScripts.prelude`'s `route`; the sweep and the login script build `route:`,
 /// `events:` and `call:` keys of users they read from state (single Redis, not Redis Cluster).
 ///
 /// A call whose callee blocked the caller (`blocked:{callee}` holds the caller, docs/protocol.md
 /// "Blocking") has `blk` = 1: it rings for the caller alone — no offer held or routed, no
-/// `call_ringing`, no push — its signals reach nobody, the callee does not know it (its own
-/// signals on it are `NOT_FOUND`), and the sweep times it out for the caller only.
+/// confirmation deadline, no `call_ringing`, no push — its signals reach nobody, the callee
+/// does not know it (its own signals and `call_received` on it are `NOT_FOUND`), and the sweep
+/// times it out for the caller only.
 enum CallScripts {
     /// `route_event`: routes an event (kind 'e'), keeping it in the user's event queue when
     /// nobody holds the user (docs/protocol.md "Calls": a `call_end` waits for the next login).
@@ -41,14 +46,15 @@ enum CallScripts {
         """
 
     /// KEYS: 1 call:{id}, 2 route:{callee}, 3 calls:deadlines, 4 calls-held:{callee},
-    /// 5 blocked:{callee}, 6… CALL rate-limit logs. ARGV: 1 caller, 2 callee, 3 callId as spelt,
-    /// 4 callId, 5 offer frame, 6 ring timeout ms, 7 ringing-state TTL ms, 8 this node, 9 node
-    /// key prefix, 10 delivery channel prefix, 11 rate-limit hit name, 12… count/window pairs.
+    /// 5 blocked:{callee}, 6 calls:confirm, 7… CALL rate-limit logs. ARGV: 1 caller, 2 callee,
+    /// 3 callId as spelt, 4 callId, 5 offer frame, 6 ring timeout ms, 7 ringing-state TTL ms,
+    /// 8 confirmation timeout ms, 9 this node, 10 node key prefix, 11 delivery channel prefix,
+    /// 12 rate-limit hit name, 13… count/window pairs.
     /// Returns {3, wait ms} rate limited, {2} callId in use, {4} the callee blocked the caller
     /// (a `blk` call: nothing held or routed), {0, routing}.
     static let initiate = RedisScript(source: MessageScripts.prelude + RedisRateLimitStore.lua + """
         local now = now_ms()
-        local wait = rate_limit(KEYS, 6, ARGV[11], ARGV, 12, now)
+        local wait = rate_limit(KEYS, 7, ARGV[12], ARGV, 13, now)
         if wait > 0 then return {3, wait} end
         -- A callId is single-use: an offer never takes over a live or recently ended call.
         if redis.call('EXISTS', KEYS[1]) == 1 then return {2} end
@@ -66,9 +72,13 @@ enum CallScripts {
         redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
         redis.call('ZADD', KEYS[4], deadline, ARGV[4])
         redis.call('PEXPIRE', KEYS[4], ARGV[7])
-        local where = route(KEYS[2], ARGV[2], 's', '0', function() return ARGV[5] end, ARGV[8], ARGV[9], ARGV[10])
-        -- `at`: the socket the offer reached, so a login still finishing there is not sent it twice.
-        if where ~= 'offline' then redis.call('HSET', KEYS[1], 'rung', '1', 'at', redis.call('GET', KEYS[2])) end
+        local where = route(KEYS[2], ARGV[2], 's', '0', function() return ARGV[5] end, ARGV[9], ARGV[10], ARGV[11])
+        -- `at`: the socket the offer reached, so a login still finishing there is not sent it
+        -- twice. That socket only looks live: unconfirmed by the deadline, the callee is pushed.
+        if where ~= 'offline' then
+          redis.call('HSET', KEYS[1], 'at', redis.call('GET', KEYS[2]))
+          redis.call('ZADD', KEYS[6], now + tonumber(ARGV[8]), ARGV[4])
+        end
         return {0, where}
         """)
 
@@ -129,21 +139,39 @@ enum CallScripts {
         return {0, route(KEYS[2], to, 's', '0', function() return ARGV[5] end, ARGV[8], ARGV[9], ARGV[10]), setup}
         """)
 
-    /// A user came online: KEYS: 1 calls-held:{user}, 2 blocked:{user}. ARGV: 1 user, 2 call key prefix,
-    /// 3 candidates key prefix, 4 route prefix, 5 this node, 6 node key prefix, 7 delivery
-    /// channel prefix. Returns {frames, {caller, route, ringing frame, …}}: the offers of calls
-    /// ringing for the user, each followed by the caller's candidates, earliest deadline first —
-    /// except those already written to the user's current socket (`at`: an offer that arrived
-    /// between this login's route and this script) and those of callers the user blocks (held
-    /// before the block reached Redis — a login rewrites the copy first: they become `blk`
-    /// calls); and `call_ringing` for callers on this node not told yet (others' were published).
+    /// `call_received`: KEYS: 1 call:{id}. ARGV: 1 the confirming user, 2 route prefix, 3 this
+    /// node, 4 node key prefix, 5 delivery channel prefix. Returns {1} unknown or ended (or a
+    /// `blk` call, which its callee does not know), {2} not the callee, {5} confirmed before or
+    /// answered (nothing done), {0, caller, routing, ringing frame}: `rung` set and
+    /// `call_ringing` routed to the caller.
+    static let confirm = RedisScript(source: MessageScripts.prelude + """
+        local s = redis.call('HMGET', KEYS[1], 'caller', 'callee', 'phase', 'rung', 'cid', 'blk')
+        if not s[3] or s[3] == 'e' then return {1} end
+        if s[2] ~= ARGV[1] then return {2} end
+        if s[6] then return {1} end
+        if s[4] == '1' or s[3] ~= 'r' then return {5} end
+        redis.call('HSET', KEYS[1], 'rung', '1')
+        local ring = \(MessageScripts.lua(CallEventFrames.ringingPrefix)) .. s[5] .. \(MessageScripts.lua(CallEventFrames.ringingSuffix))
+        local where = route(ARGV[2] .. s[1], s[1], 's', '0', function() return ring end, ARGV[3], ARGV[4], ARGV[5])
+        return {0, s[1], where, ring}
+        """)
+
+    /// A user came online: KEYS: 1 calls-held:{user}, 2 blocked:{user}, 3 calls:confirm.
+    /// ARGV: 1 user, 2 call key prefix, 3 candidates key prefix, 4 route prefix, 5 confirmation
+    /// timeout ms. Returns the offers of calls ringing for the user, each followed by the
+    /// caller's candidates, earliest deadline first — except those already written to the
+    /// user's current socket (`at`: an offer that arrived between this login's route and this
+    /// script) and those of callers the user blocks (held before the block reached Redis — a
+    /// login rewrites the copy first: they become `blk` calls). An offer not confirmed yet gets
+    /// a new confirmation deadline: this socket, too, only looks live until its app confirms.
     static let held = RedisScript(source: MessageScripts.prelude + """
-        redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now_ms())
+        local now = now_ms()
+        redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
         local here = redis.call('GET', ARGV[4] .. ARGV[1])
-        local frames, rings = {}, {}
+        local frames = {}
         for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
           local key = ARGV[2] .. id
-          local s = redis.call('HMGET', key, 'caller', 'callee', 'phase', 'offer', 'rung', 'cid', 'at')
+          local s = redis.call('HMGET', key, 'caller', 'callee', 'phase', 'offer', 'rung', 'at')
           if s[3] ~= 'r' or s[2] ~= ARGV[1] or not s[4] then
             redis.call('ZREM', KEYS[1], id)
           elseif redis.call('SISMEMBER', KEYS[2], s[1]) == 1 then
@@ -152,35 +180,38 @@ enum CallScripts {
             redis.call('HDEL', key, 'offer')
             redis.call('ZREM', KEYS[1], id)
             redis.call('DEL', ARGV[3] .. id)
-          elseif s[7] ~= here then
+          elseif s[6] ~= here then
             if here then redis.call('HSET', key, 'at', here) end
             frames[#frames + 1] = s[4]
             for _, c in ipairs(redis.call('LRANGE', ARGV[3] .. id, 0, -1)) do frames[#frames + 1] = c end
-            if s[5] ~= '1' then
-              redis.call('HSET', key, 'rung', '1')
-              local ring = \(MessageScripts.lua(CallEventFrames.ringingPrefix)) .. s[6] .. \(MessageScripts.lua(CallEventFrames.ringingSuffix))
-              local where = route(ARGV[4] .. s[1], s[1], 's', '0', function() return ring end, ARGV[5], ARGV[6], ARGV[7])
-              if where ~= 'offline' and where ~= 'remote' then
-                rings[#rings + 1] = s[1]
-                rings[#rings + 1] = where
-                rings[#rings + 1] = ring
-              end
-            end
+            if s[5] ~= '1' then redis.call('ZADD', KEYS[3], now + tonumber(ARGV[5]), id) end
           end
         end
-        return {frames, rings}
+        return frames
         """)
 
-    /// The ring-timeout sweep, run by every node: KEYS: 1 calls:deadlines. ARGV: 1 call key
+    /// The sweep, run by every node: KEYS: 1 calls:deadlines, 2 calls:confirm. ARGV: 1 call key
     /// prefix, 2 candidates key prefix, 3 held key prefix, 4 route prefix, 5 events prefix,
     /// 6 this node, 7 node key prefix, 8 delivery channel prefix, 9 event TTL ms, 10 max events,
     /// 11 ended TTL ms, 12 batch size.
-    /// Claims (ZREM) every call past its deadline — inside one script, so exactly one node gets
-    /// each — and ends those still ringing. Returns {frame, caller, routing, callee, routing}
-    /// per ended call ({frame, caller, routing} for a `blk` call).
+    /// Claims (ZREM) every offer past its confirmation deadline and every call past its ring
+    /// deadline — inside one script, so exactly one node gets each. Returns {unconfirmed,
+    /// ended}: unconfirmed is {callee, callId as spelt, …} for offers still ringing that no
+    /// device confirmed (their offer stays held: the claiming node pushes the callee); ended
+    /// is {frame, caller, routing, callee, routing} per call it ended ({frame, caller,
+    /// routing} for a `blk` call).
     static let sweep = RedisScript(source: MessageScripts.prelude + helpers + """
-        local ended = {}
-        for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'LIMIT', 0, tonumber(ARGV[12]))) do
+        local now = now_ms()
+        local unconfirmed, ended = {}, {}
+        for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, tonumber(ARGV[12]))) do
+          redis.call('ZREM', KEYS[2], id)
+          local s = redis.call('HMGET', ARGV[1] .. id, 'callee', 'phase', 'rung', 'cid', 'blk')
+          if s[2] == 'r' and s[3] ~= '1' and not s[5] then
+            unconfirmed[#unconfirmed + 1] = s[1]
+            unconfirmed[#unconfirmed + 1] = s[4]
+          end
+        end
+        for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[12]))) do
           redis.call('ZREM', KEYS[1], id)
           local key = ARGV[1] .. id
           local s = redis.call('HMGET', key, 'caller', 'callee', 'phase', 'cid', 'blk')
@@ -198,6 +229,6 @@ enum CallScripts {
             ended[#ended + 1] = entry
           end
         end
-        return ended
+        return {unconfirmed, ended}
         """)
 }

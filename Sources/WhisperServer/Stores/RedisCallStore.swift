@@ -2,12 +2,13 @@ import WhisperProtocol
 import WhisperServices
 import WhisperStorage
 
-/// Call state in Redis (`CallScripts`): one script — one round trip — per signal, per login
-/// and per sweep.
+/// Call state in Redis (`CallScripts`): one script — one round trip — per signal, per
+/// confirmation, per login and per sweep.
 final class RedisCallStore: CallStore {
     /// The `Limits` the scripts take, in their units.
     private struct Settings {
         let ringTimeoutMillis: Int64
+        let confirmTimeoutMillis: Int64
         /// A ringing call outlives its deadline by this margin, so a sweep that runs late (every
         /// node was down) still finds it; past it the call is simply forgotten.
         let ringingTTLMillis: Int64
@@ -21,6 +22,7 @@ final class RedisCallStore: CallStore {
 
         init(_ limits: Limits) {
             ringTimeoutMillis = limits.callRingTimeoutSeconds * 1000
+            confirmTimeoutMillis = limits.callConfirmTimeoutMillis
             ringingTTLMillis = ringTimeoutMillis + 300_000
             answeredTTLMillis = limits.callAnsweredTTLSeconds * 1000
             endedTTLMillis = limits.callEndedTTLSeconds * 1000
@@ -47,11 +49,11 @@ final class RedisCallStore: CallStore {
 
     func initiate(_ offer: CallOffer, completion: @escaping StoreCompletion<CallStoreOutcome>) {
         let scriptKeys = [keys.call(offer.callId), keys.route(offer.callee), keys.callDeadlines, keys.heldCalls(offer.callee),
-                          keys.blocked(offer.callee)] + keys.rateLimits(offer.rateLimit.buckets)
+                          keys.blocked(offer.callee), keys.callConfirmDeadlines] + keys.rateLimits(offer.rateLimit.buckets)
         let arguments: [[UInt8]] = [
             Array(offer.caller.string.utf8), Array(offer.callee.string.utf8), Array(offer.callIdText.utf8),
             Array(offer.callId.string.utf8), offer.frame, Self.text(settings.ringTimeoutMillis),
-            Self.text(settings.ringingTTLMillis),
+            Self.text(settings.ringingTTLMillis), Self.text(settings.confirmTimeoutMillis),
         ] + routing + [Array(offer.rateLimit.nonce.utf8)] + RedisRateLimitStore.limitArguments(offer.rateLimit.buckets)
         redis.evalScript(CallScripts.initiate, keys: scriptKeys, arguments: arguments) { result in
             completion(Self.outcome(result))
@@ -75,29 +77,40 @@ final class RedisCallStore: CallStore {
         }
     }
 
-    func heldCalls(for user: WhisperID, completion: @escaping StoreCompletion<HeldCalls>) {
-        let arguments: [[UInt8]] = [
-            Array(user.string.utf8), Array(keys.callPrefix.utf8), Array(keys.callCandidatesPrefix.utf8),
-            Array(keys.routePrefix.utf8),
-        ] + routing
-        redis.evalScript(CallScripts.held, keys: [keys.heldCalls(user), keys.blocked(user)], arguments: arguments) { result in
-            completion(RedisReplies.value(result).flatMap { value in
-                guard let parts = value.array, parts.count == 2, let frames = parts[0].array?.compactMap(\.bytes),
-                      let rings = parts[1].array, rings.count % 3 == 0
-                else { return .failure(RedisReplies.unexpected(value)) }
-                var ringing: [(caller: WhisperID, route: LiveRoute, frame: [UInt8])] = []
-                for start in stride(from: 0, to: rings.count, by: 3) {
-                    guard let caller = rings[start].string.flatMap(WhisperID.validate),
-                          let route = rings[start + 1].string.flatMap(LiveRoute.init(text:)), let frame = rings[start + 2].bytes
-                    else { return .failure(RedisReplies.unexpected(value)) }
-                    ringing.append((caller, route, frame))
+    func confirm(_ callId: CanonicalUUID, callee: WhisperID, completion: @escaping StoreCompletion<CallConfirmation>) {
+        let arguments: [[UInt8]] = [Array(callee.string.utf8), Array(keys.routePrefix.utf8)] + routing
+        redis.evalScript(CallScripts.confirm, keys: [keys.call(callId)], arguments: arguments) { result in
+            completion(RedisReplies.tagged(result) { status, items -> CallConfirmation? in
+                switch status {
+                case 1: return .unknownCall
+                case 2: return .notTheCallee
+                case 5: return .repeated
+                default:
+                    // {0, caller, routing, ringing frame}
+                    guard items.count == 4, let caller = items[1].string.flatMap(WhisperID.validate),
+                          let routing = items[2].string.flatMap(RedisMessageStore.routing), let frame = items[3].bytes
+                    else { return nil }
+                    return .confirmed(caller: caller, routing: routing, frame: frame)
                 }
-                return .success(HeldCalls(frames: frames, ringing: ringing))
             })
         }
     }
 
-    func sweep(completion: @escaping StoreCompletion<[RangOutCall]>) {
+    func heldCalls(for user: WhisperID, completion: @escaping StoreCompletion<[[UInt8]]>) {
+        let arguments: [[UInt8]] = [
+            Array(user.string.utf8), Array(keys.callPrefix.utf8), Array(keys.callCandidatesPrefix.utf8),
+            Array(keys.routePrefix.utf8), Self.text(settings.confirmTimeoutMillis),
+        ]
+        let scriptKeys = [keys.heldCalls(user), keys.blocked(user), keys.callConfirmDeadlines]
+        redis.evalScript(CallScripts.held, keys: scriptKeys, arguments: arguments) { result in
+            completion(RedisReplies.value(result).flatMap { value in
+                guard let frames = value.array?.compactMap(\.bytes) else { return .failure(RedisReplies.unexpected(value)) }
+                return .success(frames)
+            })
+        }
+    }
+
+    func sweep(completion: @escaping StoreCompletion<CallSweep>) {
         let arguments: [[UInt8]] = [
             Array(keys.callPrefix.utf8), Array(keys.callCandidatesPrefix.utf8), Array(keys.heldCallsPrefix.utf8),
             Array(keys.routePrefix.utf8), Array(keys.eventsPrefix.utf8),
@@ -105,9 +118,17 @@ final class RedisCallStore: CallStore {
             Self.text(settings.eventTTLMillis), Self.text(Int64(settings.maxEvents)), Self.text(settings.endedTTLMillis),
             Self.text(Int64(settings.sweepBatch)),
         ]
-        redis.evalScript(CallScripts.sweep, keys: [keys.callDeadlines], arguments: arguments) { result in
+        redis.evalScript(CallScripts.sweep, keys: [keys.callDeadlines, keys.callConfirmDeadlines], arguments: arguments) { result in
             completion(RedisReplies.value(result).flatMap { value in
-                guard let entries = value.array else { return .failure(RedisReplies.unexpected(value)) }
+                guard let parts = value.array, parts.count == 2, let pending = parts[0].array, pending.count % 2 == 0,
+                      let entries = parts[1].array
+                else { return .failure(RedisReplies.unexpected(value)) }
+                var unconfirmed: [(callee: WhisperID, callIdText: String)] = []
+                for start in stride(from: 0, to: pending.count, by: 2) {
+                    guard let callee = pending[start].string.flatMap(WhisperID.validate), let callIdText = pending[start + 1].string
+                    else { return .failure(RedisReplies.unexpected(value)) }
+                    unconfirmed.append((callee, callIdText))
+                }
                 var calls: [RangOutCall] = []
                 for entry in entries {
                     // {frame, caller, routing[, callee, routing]}
@@ -123,7 +144,7 @@ final class RedisCallStore: CallStore {
                     }
                     calls.append(RangOutCall(frame: frame, local: local))
                 }
-                return .success(calls)
+                return .success(CallSweep(ended: calls, unconfirmed: unconfirmed))
             })
         }
     }

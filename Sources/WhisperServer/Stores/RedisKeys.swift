@@ -146,6 +146,10 @@ struct RedisKeys: Sendable {
     /// `calls:deadlines` → sorted set of ringing calls by ring deadline (ms), swept by every node.
     var callDeadlines: [UInt8] { bytes("calls:deadlines") }
 
+    /// `calls:confirm` → sorted set of offers written to a live-looking socket, by confirmation
+    /// deadline (ms), swept by every node (`CallScripts`).
+    var callConfirmDeadlines: [UInt8] { bytes("calls:confirm") }
+
     /// Prefix of `events:` for scripts that learn the user from stored state.
     var eventsPrefix: String { joined.events }
 

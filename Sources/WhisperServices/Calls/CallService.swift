@@ -2,8 +2,9 @@ import WhisperOps
 import WhisperProtocol
 
 /// Call signalling (docs/protocol.md "Calls"): `call_initiate`, `call_answer`,
-/// `call_ice_candidate`, `call_end`, the held offers a callee gets at login, and the ring
-/// timeout. One instance per event loop; every completion runs on that loop.
+/// `call_ice_candidate`, `call_end`, the callee's `call_received`, the held offers a callee
+/// gets at login, and the confirmation and ring timeouts. One instance per event loop; every
+/// completion runs on that loop.
 ///
 /// A signal, top to bottom (the payload was validated and the session checked by the
 /// gateway; cheap checks come before the signature):
@@ -13,27 +14,25 @@ import WhisperProtocol
 ///    frame type as `messageType`, `callId` as `messageId`) → else `AUTH_FAILED`;
 /// 4. `call_initiate` only: the callee exists → else `NOT_FOUND`, is not banned → else `FORBIDDEN`;
 /// 5. one atomic store step: the CALL rate limit → else `RATE_LIMITED`; then
-///    - `call_initiate`: the `callId` is new → else `FORBIDDEN`; the call rings until the
-///      ring deadline; the offer goes to the callee's socket, or is held for its login and a
-///      VoIP push is sent (`WakeUps.ring`, never coalesced); a kept `call_end` wakes its
-///      offline party (`WakeUps.wake`); if the callee blocked the caller (docs/protocol.md
-///      "Blocking"), none of that: the call rings for the caller alone, unseen, until it times out;
+///    - `call_initiate`: the `callId` is new → else `FORBIDDEN`; if the callee blocked the
+///      caller (docs/protocol.md "Blocking"), nothing more: the call rings for the caller
+///      alone, unseen, until it times out (no offer, no `call_ringing`, no push); else the
+///      call rings until the ring deadline and the offer is held for the callee's login and
+///      goes to its socket if one looks live (with a confirmation deadline,
+///      `Limits.callConfirmTimeoutMillis`), else a VoIP push is sent now (`WakeUps.ring`,
+///      never coalesced); a kept `call_end` wakes its offline party (`WakeUps.wake`);
 ///    - the others: the call exists and has not ended → else `NOT_FOUND`; `from` and `to` are
 ///      its two parties (and only the callee answers) → else `FORBIDDEN`; the transition is
 ///      applied and the frame routed to `to`.
-/// Success has no reply; the caller learns `call_ringing` once the offer is on the callee's
-/// socket. Nobody answering within the ring timeout is the sweep's: `call_end
-/// {reason:"timeout"}` to both, claimed in Redis by exactly one node.
+/// Success has no reply. The caller hears `call_ringing` only when the callee's device
+/// confirms the offer (`confirm`: `call_received`, contract §15), at once or after a later
+/// login. The sweep (every node, `Limits.callSweepIntervalMillis`) does the rest, each item
+/// claimed in Redis by exactly one node: an offer on a live-looking socket that nobody
+/// confirmed by its deadline → the call push as for an offline callee (the offer stays held
+/// for the next login); nobody answering within the ring timeout → `call_end
+/// {reason:"timeout"}` to both.
 public final class CallService {
     public typealias Completion<T> = (Result<T, ServiceError>) -> Void
-
-    /// What a signal did, for the frame layer.
-    public enum Outcome: Sendable, Equatable {
-        /// The offer is on the callee's socket: tell the caller `call_ringing`.
-        case ringing
-        /// Nothing to tell the sender.
-        case done
-    }
 
     private let limits: Limits
     private let store: CallStore
@@ -41,11 +40,13 @@ public final class CallService {
     private let recipients: RecipientDirectory
     private let rateLimiter: RateLimiter
     private let verifier: SignatureVerifier
-    /// Push: a VoIP push to an offline callee, a wake-up for a kept `call_end`; nil: push is off.
+    /// Push: a VoIP push to an offline or unconfirmed callee, a wake-up for a kept `call_end`;
+    /// nil: push is off.
     private let wakeUps: WakeUps?
     private let log: Log
     private let now: () -> Int64
     private let setups: [CallSetupResult: Counter]
+    private let unconfirmed: Counter?
     /// Signals that arrived while an offer for their `callId` waited for the callee look-up
     /// (a PostgreSQL round trip on a cold cache): a caller trickles candidates right behind
     /// its offer, and they must reach the store after it. Issued in order on this loop's one
@@ -69,12 +70,13 @@ public final class CallService {
             for result in CallSetupResult.allCases { setups[result] = metrics.callSetup.labels(result.rawValue) }
         }
         self.setups = setups
+        self.unconfirmed = metrics?.callUnconfirmed
     }
 
     // MARK: Signals
 
     public func signal(_ signal: CallSignalPayload, session: SessionRecord, client: ClientRef,
-                       completion: @escaping Completion<Outcome>) {
+                       completion: @escaping Completion<Void>) {
         if let refusal = verifier.refusal(from: signal.from, timestamp: signal.timestamp, signature: signal.signature,
                                           signedBytes: signal.signedBytes, session: session,
                                           skewMillis: limits.timestampSkewMillis, nowMillis: now()) {
@@ -87,7 +89,7 @@ public final class CallService {
     }
 
     /// Step 4 (an offer) and 5.
-    private func apply(_ signal: CallSignalPayload, client: ClientRef, _ completion: @escaping Completion<Outcome>) {
+    private func apply(_ signal: CallSignalPayload, client: ClientRef, _ completion: @escaping Completion<Void>) {
         let charge = rateLimiter.charge(.call, subjects: [.identity(signal.from.string), .ip(client.ip)])
         guard signal.kind == .initiate else {
             let stored = CallSignal(kind: signal.kind, from: signal.from, to: signal.to, callId: signal.callId,
@@ -111,7 +113,7 @@ public final class CallService {
 
     /// Step 5's answer: routes a local delivery, counts the setup, asks for a wake-up.
     private func finish(_ signal: CallSignalPayload, _ result: Result<CallStoreOutcome, StoreError>, client: ClientRef,
-                        _ completion: Completion<Outcome>) {
+                        _ completion: Completion<Void>) {
         switch result {
         case .failure(let error):
             completion(.failure(.storage(error)))
@@ -130,7 +132,7 @@ public final class CallService {
                           ["type": .string(signal.kind.rawValue), "callId": .string(signal.callId.string),
                            "to": .string(signal.to.string)])
             }
-            completion(.success(.done))
+            completion(.success(()))
         case .success(.routed(let routing, let setup)):
             if let setup { setups[setup]?.increment() }
             // A `call_end` is kept for an offline party; other signals are only worth their moment.
@@ -149,45 +151,72 @@ public final class CallService {
                           "to": .string(signal.to.string), "ciphertextBytes": .int(signal.ciphertextByteCount),
                           "routing": .string(routing.logName), "setup": .string(setup?.rawValue ?? "")])
             }
-            let rang = signal.kind == .initiate && routing != .offline
-            completion(.success(rang ? .ringing : .done))
+            completion(.success(()))
+        }
+    }
+
+    // MARK: Confirmation
+
+    /// `call_received`: the session's identity confirms the offer of `callId` reached it →
+    /// the first time, the caller hears `call_ringing`; a repeat (or an answered call) does
+    /// nothing. Not the callee → `FORBIDDEN`; unknown, ended or unseen (blocked) call → `NOT_FOUND`.
+    public func confirm(_ callId: CanonicalUUID, session: SessionRecord, client: ClientRef,
+                        completion: @escaping Completion<Void>) {
+        store.confirm(callId, callee: session.whisperId) { [self] result in
+            switch result {
+            case .failure(let error):
+                completion(.failure(.storage(error)))
+            case .success(.unknownCall):
+                completion(.failure(.notFound("unknown call")))
+            case .success(.notTheCallee):
+                completion(.failure(.forbidden("not the callee of this call")))
+            case .success(.repeated):
+                completion(.success(()))
+            case .success(.confirmed(let caller, let routing, let frame)):
+                if case .local(let route) = routing {
+                    router.deliver(frame, to: caller, at: route, kind: .signal, receivedAtMicros: 0)
+                }
+                if log.isEnabled(.debug) {
+                    log.debug("call_confirmed", connId: client.connection.connection, whisperId: session.whisperId.string,
+                              ["callId": .string(callId.string), "routing": .string(routing.logName)])
+                }
+                completion(.success(()))
+            }
         }
     }
 
     // MARK: Login and timeouts
 
     /// `user` has just come online: answers the held offers (each followed by the caller's
-    /// candidates) for its socket; callers on this node hear `call_ringing` now.
+    /// candidates) for its socket; the caller hears `call_ringing` when the user confirms one.
     public func heldCalls(for user: WhisperID, completion: @escaping Completion<[[UInt8]]>) {
-        store.heldCalls(for: user) { [router] result in
-            switch result {
-            case .failure(let error):
-                completion(.failure(.storage(error)))
-            case .success(let held):
-                for ring in held.ringing {
-                    router.deliver(ring.frame, to: ring.caller, at: ring.route, kind: .signal, receivedAtMicros: 0)
-                }
-                completion(.success(held.frames))
-            }
-        }
+        store.heldCalls(for: user) { result in completion(result.mapError { .storage($0) }) }
     }
 
-    /// One sweep for rung-out calls (every node runs it every `Limits.callSweepIntervalMillis`);
-    /// answers how many this node ended.
+    /// One sweep (every node runs it every `Limits.callSweepIntervalMillis`): pushes callees
+    /// that did not confirm an offer in time, ends rung-out calls; answers how many calls this
+    /// node ended.
     public func sweep(completion: @escaping Completion<Int>) {
         store.sweep { [self] result in
             switch result {
             case .failure(let error):
                 completion(.failure(.storage(error)))
-            case .success(let calls):
-                for call in calls {
+            case .success(let sweep):
+                for call in sweep.unconfirmed {
+                    unconfirmed?.increment()
+                    wakeUps?.ring(call.callee, callIdText: call.callIdText)
+                }
+                for call in sweep.ended {
                     setups[.timeout]?.increment()
                     for party in call.local {
                         router.deliver(call.frame, to: party.user, at: party.route, kind: .event, receivedAtMicros: 0)
                     }
                 }
-                if !calls.isEmpty, log.isEnabled(.info) { log.info("calls_timed_out", ["count": .int(calls.count)]) }
-                completion(.success(calls.count))
+                if !sweep.unconfirmed.isEmpty, log.isEnabled(.info) {
+                    log.info("calls_unconfirmed", ["count": .int(sweep.unconfirmed.count)])
+                }
+                if !sweep.ended.isEmpty, log.isEnabled(.info) { log.info("calls_timed_out", ["count": .int(sweep.ended.count)]) }
+                completion(.success(sweep.ended.count))
             }
         }
     }

@@ -54,16 +54,29 @@ public enum CallStoreOutcome: Sendable, Equatable {
     case dropped(setup: CallSetupResult?)
 }
 
-/// Frames for a callee that has just come online, and the caller notices that go with them.
-public struct HeldCalls: Sendable {
-    /// Offers of calls still ringing for the user, each followed by the caller's candidates, oldest call first.
-    public let frames: [[UInt8]]
-    /// `call_ringing` frames for callers whose socket is on this node (others were published).
-    public let ringing: [(caller: WhisperID, route: LiveRoute, frame: [UInt8])]
+/// What a callee's `call_received` did.
+public enum CallConfirmation: Sendable, Equatable {
+    /// The first confirmation of a ringing call: `call_ringing` (`frame`) went to the caller
+    /// (`.local`: the caller writes it on this node).
+    case confirmed(caller: WhisperID, routing: Routing, frame: [UInt8])
+    /// Confirmed before, or already answered: nothing happened.
+    case repeated
+    /// No such call, it has ended, or the callee blocked its caller (the callee does not know it).
+    case unknownCall
+    /// The sender is not the callee of the call.
+    case notTheCallee
+}
 
-    public init(frames: [[UInt8]], ringing: [(caller: WhisperID, route: LiveRoute, frame: [UInt8])]) {
-        self.frames = frames
-        self.ringing = ringing
+/// What one sweep found: calls it ended, and offers no device confirmed in time.
+public struct CallSweep: Sendable {
+    public let ended: [RangOutCall]
+    /// Callees to push as if offline (the offer stays held for their next login), with the
+    /// `callId` as the caller spelt it.
+    public let unconfirmed: [(callee: WhisperID, callIdText: String)]
+
+    public init(ended: [RangOutCall], unconfirmed: [(callee: WhisperID, callIdText: String)]) {
+        self.ended = ended
+        self.unconfirmed = unconfirmed
     }
 }
 
@@ -79,13 +92,14 @@ public struct RangOutCall: Sendable {
     }
 }
 
-/// Call state in Redis (`call:{callId}`, ring deadlines, held offers), every transition one
-/// atomic step. Completions run on the caller's loop.
+/// Call state in Redis (`call:{callId}`, ring and confirmation deadlines, held offers), every
+/// transition one atomic step. Completions run on the caller's loop.
 public protocol CallStore {
     /// Atomically: charge the rate limit; refuse a `callId` in use (or recently ended); store
     /// the call as ringing with its deadline, hold the offer for the callee, and route it
-    /// to the callee's live socket — unless the callee blocked the caller: then the call rings
-    /// for the caller alone, nothing is held or routed (`dropped`).
+    /// to the callee's live-looking socket with a confirmation deadline — unless the callee
+    /// blocked the caller: then the call rings for the caller alone, nothing is held or
+    /// routed (`dropped`).
     func initiate(_ offer: CallOffer, completion: @escaping StoreCompletion<CallStoreOutcome>)
 
     /// Atomically: charge the rate limit; check the call rings or is answered and that
@@ -93,11 +107,16 @@ public protocol CallStore {
     /// the frame (a `call_end` is kept for an offline party).
     func signal(_ signal: CallSignal, completion: @escaping StoreCompletion<CallStoreOutcome>)
 
-    /// `user` has just come online: the offers (and caller candidates) of calls still ringing
-    /// for it; callers not told yet get `call_ringing`.
-    func heldCalls(for user: WhisperID, completion: @escaping StoreCompletion<HeldCalls>)
+    /// Atomically: `callee` confirms the offer of `callId` reached it; the first confirmation
+    /// of a ringing call routes `call_ringing` to the caller.
+    func confirm(_ callId: CanonicalUUID, callee: WhisperID, completion: @escaping StoreCompletion<CallConfirmation>)
 
-    /// Ends calls past their ring deadline, each claimed by exactly one node, and routes
-    /// `call_end {reason:"timeout"}` to both parties (kept for an offline one).
-    func sweep(completion: @escaping StoreCompletion<[RangOutCall]>)
+    /// `user` has just come online: the offers (and caller candidates) of calls still ringing
+    /// for it, oldest call first; unconfirmed ones get a new confirmation deadline.
+    func heldCalls(for user: WhisperID, completion: @escaping StoreCompletion<[[UInt8]]>)
+
+    /// Ends calls past their ring deadline and claims offers past their confirmation deadline,
+    /// each by exactly one node; routes `call_end {reason:"timeout"}` to both parties of an
+    /// ended call (kept for an offline one).
+    func sweep(completion: @escaping StoreCompletion<CallSweep>)
 }
