@@ -61,6 +61,12 @@ import WhisperTesting
         #expect(throws: ServiceError.forbidden("not the callee of this call")) { try harness.confirm().get() }
         harness.store.confirmation = .unknownCall
         #expect(throws: ServiceError.notFound("unknown call")) { try harness.confirm().get() }
+        // Each confirmation is a CALL hit of the callee; refused, it reaches no store.
+        #expect(harness.rateLimits.charged.allSatisfy { $0.map(\.action) == [.call, .call] } && harness.rateLimits.charged.count == 4)
+        harness.rateLimits.decision = .limited(retryAfterMs: 900)
+        harness.store.confirmation = .confirmed(caller: harness.caller, routing: .local(route), frame: [1, 2])
+        #expect(throws: ServiceError.rateLimited(retryAfterMs: 900)) { try harness.confirm().get() }
+        #expect(harness.router.deliveries.count == 1)
     }
 
     @Test func theSweep_pushesUnconfirmedCallees_withTheCallIdAsSpelt_andCountsThem() throws {
@@ -118,6 +124,7 @@ struct CallHarness {
     let store = FakeCallStore()
     let router = FakeRouter()
     let wakeUps = RecordingWakeUps()
+    let rateLimits = FakeRateLimits()
     let metrics = WhisperMetrics(registry: MetricsRegistry(), includeProcessMetrics: false)
     let key = TestSigningKey(seed: [UInt8](repeating: 5, count: 32))
     let caller = WhisperID.random()
@@ -127,7 +134,7 @@ struct CallHarness {
     init() {
         let identities = FakeIdentities()
         identities.users[callee] = StoredIdentity(keys: MessagingHarness.keys, isBanned: false)
-        let limiter = RateLimiter(limits: .defaults, store: FakeRateLimits(), random: SeededRandom(seed: 1), metrics: metrics)
+        let limiter = RateLimiter(limits: .defaults, store: rateLimits, random: SeededRandom(seed: 1), metrics: metrics)
         service = CallService(limits: .default, store: store, router: router,
                               recipients: RecipientDirectory(identities: identities, now: { Self.now }), rateLimiter: limiter,
                               verifier: SignatureVerifier(histogram: metrics.ed25519Verify, sampleEvery: 1), wakeUps: wakeUps,

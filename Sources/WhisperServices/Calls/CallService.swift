@@ -162,6 +162,14 @@ public final class CallService {
     /// nothing. Not the callee → `FORBIDDEN`; unknown, ended or unseen (blocked) call → `NOT_FOUND`.
     public func confirm(_ callId: CanonicalUUID, session: SessionRecord, client: ClientRef,
                         completion: @escaping Completion<Void>) {
+        rateLimiter.check(.call, subjects: [.identity(session.whisperId.string), .ip(client.ip)]) { [self] result in
+            if case .failure(let error) = result { return completion(.failure(error)) }
+            confirmChecked(callId, session: session, client: client, completion: completion)
+        }
+    }
+
+    private func confirmChecked(_ callId: CanonicalUUID, session: SessionRecord, client: ClientRef,
+                                completion: @escaping Completion<Void>) {
         store.confirm(callId, callee: session.whisperId) { [self] result in
             switch result {
             case .failure(let error):
