@@ -58,8 +58,9 @@ import WhisperTesting
         let keys = RedisKeys(prefix: prefix)
         let header = "v1\nbanned\n\(login.whisperId)\n-\n0\n"
         let reply = try Identity.redis().command([
-            "EVAL", SessionScripts.revokeAll.source, "1", keys.sessionIndexPrefix + login.whisperId,
-            keys.sessionPrefix, prefix + "session-revocations", header,
+            "EVAL", SessionScripts.revokeAll.source, "3", keys.sessionIndexPrefix + login.whisperId,
+            prefix + "revoked:" + login.whisperId, prefix + "revocation-epoch",
+            keys.sessionPrefix, prefix + "session-revocations", header, "banned", "60",
         ])
         guard case .array(let revoked) = reply else { throw TestSocket.Failure.io("EVAL: \(reply)") }
         #expect(revoked.count == 1)

@@ -16,8 +16,10 @@ final class FakeChallenges: ChallengeStore {
         if decision == .allowed { values[id] = value }
         completion(.success(decision))
     }
-    func take(_ id: CanonicalUUID, completion: @escaping StoreCompletion<[UInt8]?>) {
-        completion(.success(values.removeValue(forKey: id)))
+    /// The revocation epoch `take` reads (the fake sessions' epoch when wired to them).
+    var epoch: () -> Int64 = { 0 }
+    func take(_ id: CanonicalUUID, completion: @escaping StoreCompletion<TakenChallenge>) {
+        completion(.success(TakenChallenge(value: values.removeValue(forKey: id), revocationEpoch: epoch())))
     }
 }
 
@@ -27,15 +29,22 @@ final class FakeSessions: SessionStore {
     /// Runs at every `revokeAll` (to see when, among other stores' steps, it came).
     var onRevoke: (() -> Void)?
 
-    func createExclusive(_ session: SessionRecord, ttlSeconds: Int64, origin: ConnectionRef,
-                         completion: @escaping StoreCompletion<[SessionHash]>) {
+    /// The revocation epoch, and each revoked identity's epoch and reason (as in Redis).
+    var epoch: Int64 = 0
+    var revokedAt: [WhisperID: (epoch: Int64, reason: RevocationReason)] = [:]
+
+    func createExclusive(_ session: SessionRecord, ttlSeconds: Int64, unlessRevokedAfter epoch: Int64,
+                         origin: ConnectionRef, completion: @escaping StoreCompletion<ExclusiveSession>) {
+        if let marker = revokedAt[session.whisperId], marker.epoch > epoch {
+            return completion(.success(.refused(marker.reason)))
+        }
         let revoked = records.values.filter { $0.whisperId == session.whisperId }.map(\.hash)
         for hash in revoked { records[hash] = nil }
         records[session.hash] = session
         if !revoked.isEmpty {
             notices.append(RevocationNotice(reason: .newLogin, whisperId: session.whisperId.string, origin: origin, hashes: revoked))
         }
-        completion(.success(revoked))
+        completion(.success(.created(revoked: revoked)))
     }
     func find(_ hash: SessionHash, completion: @escaping StoreCompletion<SessionRecord?>) {
         completion(.success(records[hash]))
@@ -52,6 +61,8 @@ final class FakeSessions: SessionStore {
     func revokeAll(of whisperId: WhisperID, reason: RevocationReason, origin: ConnectionRef?,
                    completion: @escaping StoreCompletion<[SessionHash]>) {
         onRevoke?()
+        epoch += 1
+        revokedAt[whisperId] = (epoch, reason)
         let revoked = records.values.filter { $0.whisperId == whisperId }.map(\.hash)
         for hash in revoked { records[hash] = nil }
         notices.append(RevocationNotice(reason: reason, whisperId: whisperId.string, origin: origin, hashes: revoked))

@@ -54,19 +54,14 @@ enum UserRoutes {
         }
     }
 
-    /// `GET /backup/contacts` → `{nonce, ciphertext, updatedAt}`, or 404 when there is none.
+    /// `GET /backup/contacts` → `{nonce, ciphertext, updatedAt}` (rendered off the loop, by the
+    /// store), or 404 when there is none.
     static let downloadContactsBackup: RouteTable.Handler = { request, context, respond in
         UserAuth.session(request, context: context, respond: respond) { session in
             context.contactsBackup.download(session: session, client: request.client) { result in
                 switch result {
                 case .success(let backup):
-                    var writer = JSONWriter()
-                    writer.beginObject()
-                    writer.member("nonce", backup.nonceText)
-                    writer.member("ciphertext", backup.ciphertextText)
-                    writer.member("updatedAt", backup.updatedAtMillis)
-                    writer.endObject()
-                    respond(.json(body: writer.bytes))
+                    respond(.json(body: backup.json))
                 case .failure(let error):
                     respond(.failure(error, context: context))
                 }

@@ -3,7 +3,8 @@ import WhisperRuntime
 import WhisperServices
 import WhisperStorage
 
-/// `contact_backups` through the PostgreSQL worker pool; completions come back on `loop`.
+/// `contact_backups` through the PostgreSQL pool (`get` always on a worker thread);
+/// completions come back on `loop`.
 final class PostgresContactsBackupStore: ContactsBackupStore {
     private let pool: PostgresPool?
     private let loop: EventLoop
@@ -38,8 +39,10 @@ final class PostgresContactsBackupStore: ContactsBackupStore {
         }
     }
 
+    /// On a worker, not the loop's pipeline: the row (up to 6.7 MB of base64) is read, turned
+    /// into text and rendered as the response body there; the loop gets the finished value.
     func get(_ whisperId: WhisperID, completion: @escaping StoreCompletion<StoredContactsBackup?>) {
-        pool.query(Self.getSQL, [.text(whisperId.string)], on: loop, completion) { rows in
+        pool.queryOnWorker(Self.getSQL, [.text(whisperId.string)], on: loop, completion) { rows in
             guard let row = rows.first else { return .success(nil) }
             guard let nonce = row.string("nonce_b64"), let ciphertext = row.string("ciphertext_b64"),
                   let millis = row.int64("updated_at_ms")

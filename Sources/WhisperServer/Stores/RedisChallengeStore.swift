@@ -4,7 +4,8 @@ import WhisperStorage
 
 /// `challenge:{id}` with a TTL, stored by a script that first charges the REGISTER rate
 /// limit; consumed with GETDEL (Redis ≥ 6.2), which is atomic, so of
-/// two racing proofs exactly one gets the challenge.
+/// two racing proofs exactly one gets the challenge — in a script that also reads the
+/// revocation epoch (`SessionStore.createExclusive`).
 final class RedisChallengeStore: ChallengeStore {
     private let redis: RedisClient
     private let keys: RedisKeys
@@ -39,13 +40,20 @@ final class RedisChallengeStore: ChallengeStore {
         }
     }
 
-    func take(_ id: CanonicalUUID, completion: @escaping StoreCompletion<[UInt8]?>) {
-        redis.send([Array("GETDEL".utf8), keys.challenge(id)]) { result in
-            switch RedisReplies.value(result) {
-            case .success(.bulk(let bytes)): completion(.success(bytes))
-            case .success(let other): completion(.failure(RedisReplies.unexpected(other)))
-            case .failure(let error): completion(.failure(error))
-            }
+    /// KEYS: 1 challenge:{id}, 2 revocation-epoch. Returns {epoch, value or nil}: one round
+    /// trip, as the GETDEL it replaces.
+    static let take = RedisScript(source: """
+        return {redis.call('GET', KEYS[2]) or '0', redis.call('GETDEL', KEYS[1])}
+        """)
+
+    func take(_ id: CanonicalUUID, completion: @escaping StoreCompletion<TakenChallenge>) {
+        redis.evalScript(Self.take, keys: [keys.challenge(id), keys.revocationEpoch], arguments: []) { result in
+            completion(RedisReplies.value(result).flatMap { value in
+                guard let items = value.array, items.count == 2, let epoch = items[0].string.flatMap({ Int64($0) }),
+                      case .bulk(let bytes) = items[1]
+                else { return .failure(RedisReplies.unexpected(value)) }
+                return .success(TakenChallenge(value: bytes, revocationEpoch: epoch))
+            })
         }
     }
 }

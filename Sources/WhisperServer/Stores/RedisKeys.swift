@@ -26,6 +26,15 @@ struct RedisKeys: Sendable {
     var sessionIndexPrefix: String { prefix + "sessions:" }
     func sessionIndex(_ whisperId: WhisperID) -> [UInt8] { Array((sessionIndexPrefix + whisperId.string).utf8) }
 
+    /// `revocation-epoch` → a counter bumped by every ban's or deletion's revocation; read
+    /// with each challenge a login takes. No TTL: one key.
+    var revocationEpoch: [UInt8] { bytes("revocation-epoch") }
+
+    /// `revoked:{whisperId}` → hash {v: the epoch of the identity's last ban/deletion
+    /// revocation, why: its reason}; a login that read an older epoch is refused. TTL one day
+    /// (`RedisSessionStore.revokedMarkerTTLSeconds`), far longer than any login takes.
+    func revoked(_ whisperId: WhisperID) -> [UInt8] { bytes("revoked:" + whisperId.string) }
+
     /// `ratelimit:{subject}:{action}` → sorted set of recent hits (docs/operations.md "Redis keys").
     func rateLimit(subject: String, action: RateLimitAction) -> [UInt8] {
         Array((joined.rateLimit + subject + ":" + action.rawValue).utf8)

@@ -15,13 +15,28 @@ final class RedisSessionStore: SessionStore {
         self.keys = keys
     }
 
-    func createExclusive(_ session: SessionRecord, ttlSeconds: Int64, origin: ConnectionRef,
-                         completion: @escaping StoreCompletion<[SessionHash]>) {
+    /// How long `revoked:{wid}` outlives its revocation: far longer than a login takes from
+    /// its challenge to its session (seconds), short enough that the markers do not pile up.
+    static let revokedMarkerTTLSeconds: Int64 = 86_400
+
+    func createExclusive(_ session: SessionRecord, ttlSeconds: Int64, unlessRevokedAfter epoch: Int64,
+                         origin: ConnectionRef, completion: @escaping StoreCompletion<ExclusiveSession>) {
         let header = RevocationNotice.header(reason: .newLogin, whisperId: session.whisperId.string, origin: origin)
         let arguments = [Array(keys.sessionPrefix.utf8), Array(session.hash.hex.utf8), Self.text(ttlSeconds),
-                         keys.revocationChannel, Array(header.utf8)] + Self.fields(session)
-        redis.evalScript(SessionScripts.createExclusive, keys: [keys.sessionIndex(session.whisperId), keys.session(session.hash)],
-                         arguments: arguments) { completion(Self.hashes(RedisReplies.value($0))) }
+                         keys.revocationChannel, Array(header.utf8), Self.text(epoch)] + Self.fields(session)
+        redis.evalScript(SessionScripts.createExclusive,
+                         keys: [keys.sessionIndex(session.whisperId), keys.session(session.hash), keys.revoked(session.whisperId)],
+                         arguments: arguments) { result in
+            switch RedisReplies.value(result) {
+            case .success(.bulk(let reason?)):
+                guard let reason = RevocationReason(rawValue: String(decoding: reason, as: UTF8.self)) else {
+                    return completion(.failure(RedisReplies.unexpected(.bulk(reason))))
+                }
+                completion(.success(.refused(reason)))
+            case let other:
+                completion(Self.hashes(other).map { .created(revoked: $0) })
+            }
+        }
     }
 
     func find(_ hash: SessionHash, completion: @escaping StoreCompletion<SessionRecord?>) {
@@ -58,8 +73,10 @@ final class RedisSessionStore: SessionStore {
     func revokeAll(of whisperId: WhisperID, reason: RevocationReason, origin: ConnectionRef?,
                    completion: @escaping StoreCompletion<[SessionHash]>) {
         let header = RevocationNotice.header(reason: reason, whisperId: whisperId.string, origin: origin)
-        redis.evalScript(SessionScripts.revokeAll, keys: [keys.sessionIndex(whisperId)],
-                         arguments: [Array(keys.sessionPrefix.utf8), keys.revocationChannel, Array(header.utf8)]) {
+        redis.evalScript(SessionScripts.revokeAll,
+                         keys: [keys.sessionIndex(whisperId), keys.revoked(whisperId), keys.revocationEpoch],
+                         arguments: [Array(keys.sessionPrefix.utf8), keys.revocationChannel, Array(header.utf8),
+                                     Array(reason.rawValue.utf8), Self.text(Self.revokedMarkerTTLSeconds)]) {
             completion(Self.hashes(RedisReplies.value($0)))
         }
     }

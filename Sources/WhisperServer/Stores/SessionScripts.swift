@@ -9,11 +9,15 @@ import WhisperStorage
 /// known from the index set): fine for a single Redis or a primary/replica pair, not for
 /// Redis Cluster, which this relay does not use.
 enum SessionScripts {
-    /// KEYS[1] = sessions:{wid}, KEYS[2] = session:{new}.
+    /// KEYS[1] = sessions:{wid}, KEYS[2] = session:{new}, KEYS[3] = revoked:{wid}.
     /// ARGV[1] = session key prefix, ARGV[2] = new hash, ARGV[3] = TTL seconds,
-    /// ARGV[4] = channel, ARGV[5] = notice header, ARGV[6…] = field/value pairs.
-    /// Returns the revoked hashes.
+    /// ARGV[4] = channel, ARGV[5] = notice header, ARGV[6] = the login's revocation epoch,
+    /// ARGV[7…] = field/value pairs.
+    /// Returns the revoked hashes, or — storing nothing — the reason of a revocation of the
+    /// identity later than the login's epoch.
     static let createExclusive = RedisScript(source: """
+        local since = redis.call('HMGET', KEYS[3], 'v', 'why')
+        if since[1] and tonumber(since[1]) > tonumber(ARGV[6]) then return since[2] end
         local revoked = {}
         for _, h in ipairs(redis.call('SMEMBERS', KEYS[1])) do
           if h ~= ARGV[2] then
@@ -22,7 +26,7 @@ enum SessionScripts {
           end
         end
         redis.call('DEL', KEYS[1])
-        redis.call('HSET', KEYS[2], unpack(ARGV, 6))
+        redis.call('HSET', KEYS[2], unpack(ARGV, 7))
         redis.call('EXPIRE', KEYS[2], ARGV[3])
         redis.call('SADD', KEYS[1], ARGV[2])
         redis.call('EXPIRE', KEYS[1], ARGV[3])
@@ -59,10 +63,16 @@ enum SessionScripts {
         return 1
         """)
 
-    /// KEYS[1] = sessions:{wid}. ARGV[1] = session key prefix, ARGV[2] = channel,
-    /// ARGV[3] = notice header. Publishes even when nothing was stored: a ban closes every
-    /// socket of the identity. Returns the revoked hashes.
+    /// KEYS[1] = sessions:{wid}, KEYS[2] = revoked:{wid}, KEYS[3] = revocation-epoch.
+    /// ARGV[1] = session key prefix, ARGV[2] = channel, ARGV[3] = notice header, ARGV[4] =
+    /// reason, ARGV[5] = marker TTL seconds. Bumps the epoch and marks the identity revoked at
+    /// it (so `createExclusive` refuses logins that read an older epoch), then kills the
+    /// sessions. Publishes even when nothing was stored: a ban closes every socket of the
+    /// identity. Returns the revoked hashes.
     static let revokeAll = RedisScript(source: """
+        local epoch = redis.call('INCR', KEYS[3])
+        redis.call('HSET', KEYS[2], 'v', epoch, 'why', ARGV[4])
+        redis.call('EXPIRE', KEYS[2], ARGV[5])
         local revoked = redis.call('SMEMBERS', KEYS[1])
         for _, h in ipairs(revoked) do redis.call('DEL', ARGV[1] .. h) end
         redis.call('DEL', KEYS[1])

@@ -21,7 +21,10 @@ import WhisperProtocol
 /// 5. upsert the device row (platform, push tokens, last active) — in the same database
 ///    statement as step 4 (one round trip per login);
 /// 6. create the session and, in the same Redis script, kill every other session of the
-///    identity and announce it to all nodes (single active device).
+///    identity and announce it to all nodes (single active device) — unless a ban or an
+///    account deletion revoked the identity's sessions after step 1 read the revocation
+///    epoch: its check in step 4 may have run before the ban committed, so the login is
+///    refused as step 4 would refuse it now (`USER_BANNED`, or `AUTH_FAILED` after a deletion).
 public final class AuthService {
     /// A successful `register_proof`.
     public struct Login: Sendable {
@@ -95,15 +98,17 @@ public final class AuthService {
             switch result {
             case .failure(let error):
                 completion(.failure(.storage(error)))
-            case .success(let stored):
-                if let failure = check(request, against: stored.flatMap(PendingChallenge.decode)) {
+            case .success(let taken):
+                if let failure = check(request, against: taken.value.flatMap(PendingChallenge.decode)) {
                     return fail(.authFailed(failure), request, completion)
                 }
-                let keys = IdentityKeys(encPublicKey: request.encPublicKey, signPublicKey: request.signPublicKey)
+                let login = PendingLogin(request: request, client: client, epoch: taken.revocationEpoch,
+                                         keys: IdentityKeys(encPublicKey: request.encPublicKey,
+                                                            signPublicKey: request.signPublicKey))
                 if let whisperId = request.whisperId {
-                    recover(whisperId, keys: keys, request, client: client, completion)
+                    recover(whisperId, login, completion)
                 } else {
-                    recoverBySeed(keys: keys, request, client: client, attempt: 1, completion)
+                    recoverBySeed(login, attempt: 1, completion)
                 }
             }
         }
@@ -122,15 +127,14 @@ public final class AuthService {
 
     /// Recovery login: same keys as stored, not banned — checked, and the device row written,
     /// in one store step.
-    private func recover(_ whisperId: WhisperID, keys: IdentityKeys, _ request: RegisterProofPayload,
-                         client: ClientRef, _ completion: @escaping Completion<Login>) {
-        identities.recover(whisperId, keys: keys, device: Self.device(whisperId, request)) { [self] result in
+    private func recover(_ whisperId: WhisperID, _ login: PendingLogin, _ completion: @escaping Completion<Login>) {
+        identities.recover(whisperId, keys: login.keys, device: Self.device(whisperId, login.request)) { [self] result in
             switch result {
             case .failure(let error): completion(.failure(.storage(error)))
-            case .success(.unknownIdentity): fail(.authFailed(.unknownIdentity), request, completion)
-            case .success(.keyMismatch): fail(.authFailed(.keyMismatch), request, completion)
-            case .success(.banned): fail(.banned, request, completion)
-            case .success(.recorded): openSession(whisperId, isNew: false, request, client: client, completion)
+            case .success(.unknownIdentity): fail(.authFailed(.unknownIdentity), login.request, completion)
+            case .success(.keyMismatch): fail(.authFailed(.keyMismatch), login.request, completion)
+            case .success(.banned): fail(.banned, login.request, completion)
+            case .success(.recorded): openSession(whisperId, isNew: false, login, completion)
             }
         }
     }
@@ -138,13 +142,12 @@ public final class AuthService {
     /// Seed-only login: keys that already belong to an identity log it in exactly as if its
     /// whisperId had been given (a signing key whose identity has another encryption key is
     /// `AUTH_FAILED`); keys never seen register a new identity.
-    private func recoverBySeed(keys: IdentityKeys, _ request: RegisterProofPayload, client: ClientRef, attempt: Int,
-                               _ completion: @escaping Completion<Login>) {
-        identities.findBySignKey(keys.signPublicKey) { [self] result in
+    private func recoverBySeed(_ login: PendingLogin, attempt: Int, _ completion: @escaping Completion<Login>) {
+        identities.findBySignKey(login.keys.signPublicKey) { [self] result in
             switch result {
             case .failure(let error): completion(.failure(.storage(error)))
-            case .success(let owner?): recover(owner, keys: keys, request, client: client, completion)
-            case .success(nil): register(keys: keys, request, client: client, attempt: attempt, completion)
+            case .success(let owner?): recover(owner, login, completion)
+            case .success(nil): register(login, attempt: attempt, completion)
             }
         }
     }
@@ -152,41 +155,52 @@ public final class AuthService {
     /// New identity: mint, insert. Nothing inserted means a taken id or a concurrent
     /// registration of the same keys that won: look the keys up again (the winner logs in),
     /// else mint again.
-    private func register(keys: IdentityKeys, _ request: RegisterProofPayload, client: ClientRef, attempt: Int,
-                          _ completion: @escaping Completion<Login>) {
+    private func register(_ login: PendingLogin, attempt: Int, _ completion: @escaping Completion<Login>) {
         guard attempt <= limits.maxWhisperIDMintAttempts, let candidate = WhisperIDMinter.mint(using: random) else {
             return completion(.failure(.internalFailure("no free Whisper ID after \(limits.maxWhisperIDMintAttempts) attempts")))
         }
-        identities.create(candidate, keys: keys, device: Self.device(candidate, request)) { [self] result in
+        identities.create(candidate, keys: login.keys, device: Self.device(candidate, login.request)) { [self] result in
             switch result {
             case .failure(let error):
                 completion(.failure(.storage(error)))
             case .success(false):
                 log.warn("whisper_id_collision", whisperId: candidate.string, ["attempt": .int(attempt)])
-                recoverBySeed(keys: keys, request, client: client, attempt: attempt + 1, completion)
+                recoverBySeed(login, attempt: attempt + 1, completion)
             case .success(true):
-                openSession(candidate, isNew: true, request, client: client, completion)
+                openSession(candidate, isNew: true, login, completion)
             }
         }
     }
 
-    /// Step 6: the exclusive session (the device row was written in step 4 or 5).
-    private func openSession(_ whisperId: WhisperID, isNew: Bool, _ request: RegisterProofPayload, client: ClientRef,
+    /// Step 6: the exclusive session (the device row was written in step 4 or 5), unless the
+    /// identity was revoked since the login's epoch.
+    private func openSession(_ whisperId: WhisperID, isNew: Bool, _ login: PendingLogin,
                              _ completion: @escaping Completion<Login>) {
+        let request = login.request
         let issued = issueSession(whisperId: whisperId, deviceId: request.deviceId, platform: request.platform,
                                   signPublicKey: request.signPublicKey)
-        sessions.createExclusive(issued.record, ttlSeconds: limits.sessionTTLSeconds,
-                                 origin: client.connection) { [self] result in
+        sessions.createExclusive(issued.record, ttlSeconds: limits.sessionTTLSeconds, unlessRevokedAfter: login.epoch,
+                                 origin: login.client.connection) { [self] result in
             switch result {
             case .failure(let error):
                 completion(.failure(.storage(error)))
-            case .success(let revoked):
+            case .success(.refused(let reason)):
+                fail(reason == .banned ? .banned : .authFailed(.unknownIdentity), request, completion)
+            case .success(.created(let revoked)):
                 log.info("login", whisperId: whisperId.string, deviceId: request.deviceId.string,
                          ["platform": .string(request.platform.rawValue), "newIdentity": .bool(isNew),
                           "revokedSessions": .int(revoked.count)])
                 completion(.success(Login(session: issued, isNewIdentity: isNew, revokedSessions: revoked.count)))
             }
         }
+    }
+
+    /// A proof past steps 1–3, and the revocation epoch read with its challenge.
+    struct PendingLogin {
+        let request: RegisterProofPayload
+        let client: ClientRef
+        let epoch: Int64
+        let keys: IdentityKeys
     }
 
     static func device(_ whisperId: WhisperID, _ request: RegisterProofPayload) -> DeviceLogin {

@@ -5,9 +5,13 @@ import WhisperProtocol
 /// nodes (a `RevocationNotice`), atomically with the kill.
 public protocol SessionStore {
     /// Stores `session` and kills every other session of its identity (single active
-    /// device), atomically. Answers the hashes it killed.
-    func createExclusive(_ session: SessionRecord, ttlSeconds: Int64, origin: ConnectionRef,
-                         completion: @escaping StoreCompletion<[SessionHash]>)
+    /// device), atomically — unless a `revokeAll` (a ban, a deletion) of the identity came
+    /// after `epoch` (the `TakenChallenge.revocationEpoch` the login read before its identity
+    /// checks): then nothing is stored and the answer is that revocation's reason. This
+    /// closes the window where a login checked the ban before it committed and stored its
+    /// session after the ban's revocation ran (docs/security.md "Bans and logins").
+    func createExclusive(_ session: SessionRecord, ttlSeconds: Int64, unlessRevokedAfter epoch: Int64,
+                         origin: ConnectionRef, completion: @escaping StoreCompletion<ExclusiveSession>)
 
     /// The live session with this hash, or `nil`.
     func find(_ hash: SessionHash, completion: @escaping StoreCompletion<SessionRecord?>)
@@ -19,9 +23,18 @@ public protocol SessionStore {
     /// Kills `session`. `false` when it was already gone.
     func delete(_ session: SessionRecord, origin: ConnectionRef, completion: @escaping StoreCompletion<Bool>)
 
-    /// Kills every session of `whisperId` (a ban, an account deletion). Answers the hashes
-    /// it killed. The notice spares the socket `origin` (the one that deleted its account,
+    /// Kills every session of `whisperId` (a ban, an account deletion), and in the same step
+    /// bumps the revocation epoch and marks the identity revoked at it, so a login that read
+    /// an older epoch is refused (`createExclusive`). Answers the hashes it killed. The notice spares the socket `origin` (the one that deleted its account,
     /// which is answered and closed by its own handler); `nil` spares none.
     func revokeAll(of whisperId: WhisperID, reason: RevocationReason, origin: ConnectionRef?,
                    completion: @escaping StoreCompletion<[SessionHash]>)
+}
+
+/// What `SessionStore.createExclusive` did.
+public enum ExclusiveSession: Sendable, Equatable {
+    /// Stored; the identity's other sessions (these hashes) are dead.
+    case created(revoked: [SessionHash])
+    /// Not stored: the identity was revoked (banned, deleted) after the login's epoch.
+    case refused(RevocationReason)
 }
