@@ -166,6 +166,22 @@ extension AttachmentTests {
             })
         }
 
+        /// Many HTTP clients send `{}` with every POST: the route that takes no body takes that too.
+        @Test func gcRun_takesNoBody_orAnEmptyObject_andRefusesAnyOther() async throws {
+            let server = try await Self.server()
+            defer { server.stop() }
+            for body in [nil, "{}", " { }\r\n"] {
+                let run = try Admin.call(server, "POST", "/admin/attachments/gc/run", body: body)
+                #expect(run.status == 200 && Self.deletedCount(run) >= 0, "\(body ?? "none"): \(run.text)")
+            }
+            for body in [#"{"dryRun":true}"#, "[]", "null", "x"] {
+                let run = try Admin.call(server, "POST", "/admin/attachments/gc/run", body: body)
+                #expect(run.status == 400 && Admin.code(run) == "INVALID_PAYLOAD", "\(body): \(run.text)")
+            }
+            let tooLarge = try Admin.call(server, "POST", "/admin/attachments/gc/run", body: "{" + String(repeating: " ", count: 63) + "}")
+            #expect(tooLarge.status == 413, "\(tooLarge.text)")
+        }
+
         @Test func gcRun_needsTheAdminToken_andS3() async throws {
             let server = try await Self.server()
             defer { server.stop() }
