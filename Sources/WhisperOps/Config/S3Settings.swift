@@ -64,8 +64,8 @@ public struct S3Settings: Sendable, Equatable {
         guard let secretKey = environment.raw("WHISPER_S3_SECRET_KEY") else {
             throw .missing(variable: "WHISPER_S3_SECRET_KEY", reason: "required when other WHISPER_S3_* are set")
         }
-        return S3Settings(endpoint: endpoint, publicEndpoint: publicEndpoint, region: region, bucket: bucket, accessKey: Secret(accessKey),
-                          secretKey: Secret(secretKey), pathStyle: pathStyle)
+        return S3Settings(endpoint: endpoint, publicEndpoint: publicEndpoint, region: region, bucket: bucket,
+                          accessKey: Secret(accessKey), secretKey: Secret(secretKey), pathStyle: pathStyle)
     }
 
     /// `value` as an http:// or https:// base URL without a trailing slash, or the error naming `variable`.

@@ -8,8 +8,8 @@ import WhisperServices
 /// open); a missing, malformed or wrong token → 401 `AUTH_FAILED`, logged with the client
 /// address (never the token).
 ///
-/// The admin listener's route table checks this from the request head, for every path under
-/// `/admin/`, before the body is read or the path is routed (`gate`): a stranger gets the same
+/// The admin listener's route table checks this from the request head, for `/admin` and every
+/// path under it, before the body is read or the path is routed (`gate`): a stranger gets the same
 /// 401 whatever the path, method or body. The per-route check (`authorized`) is a second line.
 enum AdminAuth {
     static let gate: RouteTable.HeadGate = { head, client, context in
