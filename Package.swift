@@ -20,6 +20,9 @@ let package = Package(
     targets: [
         // MARK: C libraries and shims
         .target(name: "CLinux"),
+        // The commit and build date of the binary: weak "unknown" defaults, overridden by the
+        // git-ignored BuildInfoGenerated.c that scripts/lib/buildinfo.sh writes (BuildInfo).
+        .target(name: "CBuildInfo"),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
@@ -31,7 +34,7 @@ let package = Package(
         .target(name: "WhisperProtocol"),
         .target(name: "WhisperHTTP", dependencies: ["WhisperProtocol"]),
         .target(name: "WhisperWebSocket", dependencies: ["WhisperProtocol", "CZlib", "COpenSSL"]),
-        .target(name: "WhisperOps", dependencies: ["CLinux", "WhisperProtocol"]),
+        .target(name: "WhisperOps", dependencies: ["CLinux", "CBuildInfo", "WhisperProtocol"]),
         // A blocking client of the admin listener and the `whisper-server admin` commands on it
         // (the bench reads /metrics with the same client).
         .target(name: "WhisperAdmin", dependencies: [

@@ -11,6 +11,7 @@
 #   coturn.sh    turn_start, turn_stop, turn_pid: private coturn (TURN REST credentials)
 #   localstack.sh  localstack_venv, localstack_start, localstack_stop: private S3 (attachments)
 #   autobahn.sh  autobahn_write_spec, autobahn_evaluate (autobahn_spec.py, autobahn_evaluate.py)
+#   buildinfo.sh write_build_info: the commit and date whisper-server --version reports
 #
 # Every function prints its errors to stderr and returns non-zero on failure. Every wait is
 # bounded by WHISPER_WAIT_TIMEOUT seconds (default 60) and, when it gives up, prints the tail of
@@ -41,3 +42,5 @@ source "$WHISPER_REPO_ROOT/scripts/lib/coturn.sh"
 source "$WHISPER_REPO_ROOT/scripts/lib/localstack.sh"
 # shellcheck source=scripts/lib/autobahn.sh
 source "$WHISPER_REPO_ROOT/scripts/lib/autobahn.sh"
+# shellcheck source=scripts/lib/buildinfo.sh
+source "$WHISPER_REPO_ROOT/scripts/lib/buildinfo.sh"

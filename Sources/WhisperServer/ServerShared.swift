@@ -86,9 +86,4 @@ final class ServerShared: Sendable {
     func routes(for listener: ListenerKind) -> RouteTable {
         listener == .public ? publicRoutes : adminRoutes
     }
-
-    /// Per-route body caps, decided from the head before any body byte is buffered.
-    func bodyLimit(for head: HTTPRequestHead, listener: ListenerKind) -> Int {
-        routes(for: listener).bodyLimit(method: head.method, path: head.path) ?? 0
-    }
 }

@@ -21,8 +21,9 @@ public enum TestHTTP {
         return try parse(socket.receiveUntilClosed())
     }
 
-    /// `method` on an absolute `http://127.0.0.1:PORT/path?query` URL (a presigned S3 URL),
-    /// with `headers` and `body`, over a fresh `Connection: close` socket.
+    /// `method` on an absolute `http://127.0.0.1:PORT/path?query` URL (a presigned S3 URL; the
+    /// host may also be `localhost`, sent as such in `Host`), with `headers` and `body`, over a
+    /// fresh `Connection: close` socket.
     public static func request(_ method: String, url: String, headers: [String: String] = [:],
                                body: [UInt8] = []) throws -> TestHTTPResponse {
         guard let components = URLComponents(string: url), components.scheme == "http", let host = components.host,
@@ -34,7 +35,7 @@ public enum TestHTTP {
         if headers.keys.allSatisfy({ $0.lowercased() != "content-length" }), !body.isEmpty || method == "PUT" {
             head += "Content-Length: \(body.count)\r\n"
         }
-        let socket = try TestSocket(host: host, port: port)
+        let socket = try TestSocket(host: host == "localhost" ? "127.0.0.1" : host, port: port)
         try socket.send(Array((head + "\r\n").utf8) + body)
         return try parse(socket.receiveUntilClosed())
     }

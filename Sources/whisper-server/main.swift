@@ -16,6 +16,7 @@ struct WhisperServerCommand: AsyncParsableCommand {
         commandName: "whisper-server",
         abstract: "Whisper relay: the WebSocket gateway and admin HTTP API of an end-to-end encrypted messenger.",
         discussion: "Configuration is read from WHISPER_* environment variables; see docs/operations.md.",
+        version: "whisper-server \(BuildInfo.current)",
         subcommands: [Serve.self, Migrate.self, AdminCommand.self]
     )
 }

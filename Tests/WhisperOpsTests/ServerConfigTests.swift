@@ -175,6 +175,7 @@ import WhisperProtocol
         ("WHISPER_TLS_KEY", "/k.pem", "WHISPER_TLS_CERT: not set; required when WHISPER_TLS_KEY is set"),
         ("WHISPER_S3_BUCKET", "b", #"WHISPER_S3_BUCKET: expected a bucket name of 3-63 lowercase letters, digits, '.', '-', got "b""#),
         ("WHISPER_S3_ENDPOINT", "ftp://x", #"WHISPER_S3_ENDPOINT: expected an http:// or https:// URL, got "ftp://x""#),
+        ("WHISPER_S3_PUBLIC_ENDPOINT", "s3.example.org", #"WHISPER_S3_PUBLIC_ENDPOINT: expected an http:// or https:// URL, got "s3.example.org""#),
         ("WHISPER_RATE_SEND", "10", #"WHISPER_RATE_SEND: expected <count>/<seconds> with both positive integers, got "10""#),
         ("WHISPER_RATE_TYPING_IP", "0/10", #"WHISPER_RATE_TYPING_IP: expected <count>/<seconds> with both positive integers, got "0/10""#),
     ] as [(String, String, String)])
@@ -205,8 +206,17 @@ import WhisperProtocol
             "WHISPER_S3_BUCKET": "bucket", "WHISPER_S3_ACCESS_KEY": "k", "WHISPER_S3_SECRET_KEY": "s",
         ])
         #expect(config.s3?.endpoint == "https://s3.us-east-1.amazonaws.com")
+        #expect(config.s3?.publicEndpoint == "https://s3.us-east-1.amazonaws.com")
         #expect(config.s3?.region == "us-east-1")
         #expect(config.s3?.pathStyle == false)
+    }
+
+    @Test func s3PublicEndpoint_isSeparateFromTheServersOwn_andDefaultsToIt() throws {
+        let base = ["WHISPER_S3_BUCKET": "bucket", "WHISPER_S3_ACCESS_KEY": "k", "WHISPER_S3_SECRET_KEY": "s",
+                    "WHISPER_S3_ENDPOINT": "http://minio:9000"]
+        let split = try loadConfig(base.merging(["WHISPER_S3_PUBLIC_ENDPOINT": "https://s3.example.org/"]) { $1 })
+        #expect(split.s3?.endpoint == "http://minio:9000" && split.s3?.publicEndpoint == "https://s3.example.org")
+        #expect(try loadConfig(base).s3?.publicEndpoint == "http://minio:9000")
     }
 
     @Test func pingInterval_mustBeBelowIdleTimeout() {

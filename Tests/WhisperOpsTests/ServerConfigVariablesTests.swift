@@ -20,6 +20,7 @@ import Testing
             "WHISPER_TURN_SECRET": "s", "WHISPER_TURN_URLS": "turn:h:3478", "WHISPER_TURN_TTL_SECONDS": "60",
             "WHISPER_S3_ENDPOINT": "http://h", "WHISPER_S3_REGION": "r", "WHISPER_S3_BUCKET": "bkt",
             "WHISPER_S3_ACCESS_KEY": "a", "WHISPER_S3_SECRET_KEY": "b", "WHISPER_S3_PATH_STYLE": "1",
+            "WHISPER_S3_PUBLIC_ENDPOINT": "https://p",
             "WHISPER_APNS_KEY_FILE": "/a.p8", "WHISPER_APNS_KEY_ID": "K", "WHISPER_APNS_TEAM_ID": "T",
             "WHISPER_APNS_TOPIC": "o.e", "WHISPER_APNS_ENDPOINT": "https://a", "WHISPER_FCM_CREDENTIALS_FILE": "/f.json",
             "WHISPER_FCM_ENDPOINT": "https://f", "WHISPER_PUSH_CA_FILE": "/ca.pem", "WHISPER_PUSH_COALESCE_SECONDS": "2",

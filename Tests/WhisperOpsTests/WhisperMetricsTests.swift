@@ -9,7 +9,7 @@ import WhisperOps
         "whisper_http_requests_total", "whisper_ws_slow_consumer_disconnects_total",
         "whisper_connections_refused_total",
         "whisper_ed25519_verify_seconds",
-        "whisper_attachments_total",
+        "whisper_attachments_total", "whisper_build_info",
         "process_cpu_seconds_total", "process_resident_memory_bytes", "process_virtual_memory_bytes",
         "process_open_fds", "process_max_fds", "process_start_time_seconds",
     ]
@@ -45,6 +45,13 @@ import WhisperOps
         #expect(text.contains(#"whisper_http_requests_total{listener="admin",status="200"} 3"#))
         #expect(text.contains(#"whisper_routing_latency_seconds_bucket{le="0.005"} 1"#))
         #expect(text.contains("whisper_routing_latency_seconds_count 1\n"))
+    }
+
+    @Test func buildInfo_isOneSeriesAt1_labelledWithTheBuild() {
+        let build = BuildInfo(version: "1.2.3", commit: "0123abcd-dirty", date: "2026-11-26T19:30:00Z")
+        let text = WhisperMetrics(includeProcessMetrics: false, build: build).registry.exposition()
+        #expect(text.contains("# TYPE whisper_build_info gauge\n"
+            + #"whisper_build_info{version="1.2.3",commit="0123abcd-dirty",build_date="2026-11-26T19:30:00Z"} 1"# + "\n"))
     }
 
     @Test func constructingTwiceOnOneRegistry_sharesTheMetrics() {

@@ -136,6 +136,38 @@ extension AttachmentTests {
             #expect(try AttachmentTests.download(server, objectKey: objectKey, token: alice.token).status == 404)
         }
 
+        /// `WHISPER_S3_PUBLIC_ENDPOINT` is what phones get; the GC's deletes use `WHISPER_S3_ENDPOINT`
+        /// (compose: MinIO's published address vs `http://minio:9000`). Here both name LocalStack,
+        /// as `localhost` and as `127.0.0.1`: distinct hosts to SigV4, which signs `Host`.
+        @Test func presignedURLs_nameThePublicEndpoint_whileGCDeletesGoToTheServersOwn() async throws {
+            let own = try TestEnvironment.s3Endpoint
+            let publicEndpoint = own.replacingOccurrences(of: "//127.0.0.1:", with: "//localhost:")
+            try #require(publicEndpoint != own, "WHISPER_TEST_S3_ENDPOINT is not on 127.0.0.1: \(own)")
+            let grace = ["WHISPER_ATTACHMENT_UNREFERENCED_GRACE_SECONDS": "0"]
+            let server = try await Self.server(grace.merging(["WHISPER_S3_PUBLIC_ENDPOINT": publicEndpoint]) { $1 })
+            defer { server.stop() }
+            let alice = try Phone.online(server)
+            let presign = try AttachmentTests.presign(server, token: alice.token, body: AttachmentTests.presignBody(sizeBytes: 3))
+            let uploadURL = try #require(presign.json?["uploadUrl"] as? String)
+            let headers = try #require(presign.json?["headers"] as? [String: String])
+            let objectKey = try #require(presign.json?["objectKey"] as? String)
+            #expect(uploadURL.hasPrefix(publicEndpoint + "/"), "\(uploadURL)")
+            // Signed for the public host: the store refuses it under the other name, takes it under its own.
+            let elsewhere = uploadURL.replacingOccurrences(of: publicEndpoint, with: own)
+            #expect(try TestHTTP.request("PUT", url: elsewhere, headers: headers, body: [1, 2, 3]).status == 403)
+            #expect(try TestHTTP.request("PUT", url: uploadURL, headers: headers, body: [1, 2, 3]).status == 200)
+            let downloadURL = try Self.downloadURL(server, objectKey: objectKey, token: alice.token)
+            #expect(downloadURL.hasPrefix(publicEndpoint + "/"), "\(downloadURL)")
+            #expect(try TestHTTP.request("GET", url: downloadURL).status == 200)
+
+            // A node whose public endpoint reaches nothing still deletes: through its own endpoint.
+            let deleter = try await Self.server(grace.merging(["WHISPER_S3_PUBLIC_ENDPOINT": "http://127.0.0.1:1"]) { $1 })
+            defer { deleter.stop() }
+            let run = try Self.runGC(deleter)
+            #expect(run.status == 200 && Self.deletedCount(run) >= 1, "\(run.text)")
+            #expect(try TestHTTP.request("GET", url: downloadURL).status == 404)
+        }
+
         @Test func periodicGC_runsOnItsOwn() async throws {
             let server = try await Self.server(["WHISPER_ATTACHMENT_UNREFERENCED_GRACE_SECONDS": "0",
                                                 "WHISPER_ATTACHMENT_GC_INTERVAL_SECONDS": "1"])
@@ -164,6 +196,22 @@ extension AttachmentTests {
             #expect(await eventually(within: 10) {
                 (try? AttachmentTests.download(server, objectKey: objectKey, token: alice.token).status) == 404
             })
+        }
+
+        /// Many HTTP clients send `{}` with every POST: the route that takes no body takes that too.
+        @Test func gcRun_takesNoBody_orAnEmptyObject_andRefusesAnyOther() async throws {
+            let server = try await Self.server()
+            defer { server.stop() }
+            for body in [nil, "{}", " { }\r\n"] {
+                let run = try Admin.call(server, "POST", "/admin/attachments/gc/run", body: body)
+                #expect(run.status == 200 && Self.deletedCount(run) >= 0, "\(body ?? "none"): \(run.text)")
+            }
+            for body in [#"{"dryRun":true}"#, "[]", "null", "x"] {
+                let run = try Admin.call(server, "POST", "/admin/attachments/gc/run", body: body)
+                #expect(run.status == 400 && Admin.code(run) == "INVALID_PAYLOAD", "\(body): \(run.text)")
+            }
+            let tooLarge = try Admin.call(server, "POST", "/admin/attachments/gc/run", body: "{" + String(repeating: " ", count: 63) + "}")
+            #expect(tooLarge.status == 413, "\(tooLarge.text)")
         }
 
         @Test func gcRun_needsTheAdminToken_andS3() async throws {

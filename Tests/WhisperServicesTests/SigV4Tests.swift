@@ -68,7 +68,7 @@ import WhisperProtocol
         let settings = S3Settings(endpoint: "https://s3.amazonaws.com", region: "us-east-1", bucket: "examplebucket",
                                   accessKey: Secret("AKIAIOSFODNN7EXAMPLE"),
                                   secretKey: Secret("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"), pathStyle: false)
-        let url = S3Presigner(settings: settings).presign(method: "GET", objectKey: "test.txt", expiresSeconds: 86_400,
+        let url = S3Presigner(settings: settings, endpoint: settings.endpoint).presign(method: "GET", objectKey: "test.txt", expiresSeconds: 86_400,
                                                           nowSeconds: 1_369_353_600)
         #expect(url == "https://examplebucket.s3.amazonaws.com/test.txt?X-Amz-Algorithm=AWS4-HMAC-SHA256"
             + "&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20130524%2Fus-east-1%2Fs3%2Faws4_request"
@@ -79,7 +79,7 @@ import WhisperProtocol
     @Test func presign_pathStyle_putsTheBucketInThePath_andSignsExtraHeaders() {
         let settings = S3Settings(endpoint: "http://127.0.0.1:4566", region: "us-east-1", bucket: "whisper",
                                   accessKey: Secret("test"), secretKey: Secret("test"), pathStyle: true)
-        let url = S3Presigner(settings: settings).presign(
+        let url = S3Presigner(settings: settings, endpoint: settings.endpoint).presign(
             method: "PUT", objectKey: "att/2026/11/x.bin",
             headers: [("Content-Type", "image/jpeg"), ("Content-Length", "10")], expiresSeconds: 900, nowSeconds: 0)
         #expect(url.hasPrefix("http://127.0.0.1:4566/whisper/att/2026/11/x.bin?X-Amz-Algorithm=AWS4-HMAC-SHA256"))
@@ -91,7 +91,7 @@ import WhisperProtocol
         func url(_ endpoint: String) -> String {
             let settings = S3Settings(endpoint: endpoint, region: "us-east-1", bucket: "b-1", accessKey: Secret("k"),
                                       secretKey: Secret("s"), pathStyle: true)
-            return S3Presigner(settings: settings).presign(method: "GET", objectKey: "x", expiresSeconds: 60, nowSeconds: 0)
+            return S3Presigner(settings: settings, endpoint: settings.endpoint).presign(method: "GET", objectKey: "x", expiresSeconds: 60, nowSeconds: 0)
         }
         #expect(url("https://S3.example.com:443") == url("https://s3.example.com"))
         #expect(url("https://s3.example.com:443").hasPrefix("https://s3.example.com/b-1/x?"))

@@ -241,9 +241,20 @@ def test_containerfile_passes_hadolint():
     text = CONTAINERFILE.read_text()
     for package in ("libpq5", "libhiredis0.14", "libsodium23", "libssl3", "zlib1g", "libcurl4"):
         assert re.search(rf"\b{re.escape(package)}\b", text), f"the runtime image lacks {package}"
-    for source in re.findall(r"^COPY (?!--from)(.+) \S+$", text, re.M):
-        for path in source.split():
-            assert (REPO / path).exists(), f"COPY {path}: no such path in the repository"
+
+
+def test_containerfile_copies_only_what_a_clean_clone_has():
+    """The build context is a clone: a COPY of an ignored or generated file (Package.resolved,
+    BuildInfoGenerated.c) works here and fails there."""
+    tracked = subprocess.run(["git", "-C", str(REPO), "ls-files", "-z"], capture_output=True, check=True).stdout
+    files = set(tracked.decode().split("\0")) - {""}
+    copied = [path for source in re.findall(r"^COPY (?!--from)(.+) \S+$", CONTAINERFILE.read_text(), re.M)
+              for path in source.split()]
+    assert "Package.swift" in copied and "Sources" in copied, copied
+    for path in copied:
+        path = path.rstrip("/")
+        assert path in files or any(f.startswith(path + "/") for f in files), \
+            f"COPY {path}: not in a clean clone (git ls-files)"
 
 
 def server_variables() -> set[str]:

@@ -4,10 +4,16 @@
 /// setting only some of the S3 variables is an error naming the first missing one. With none set,
 /// attachments are disabled. `WHISPER_S3_REGION` defaults to `us-east-1`, `WHISPER_S3_ENDPOINT`
 /// to `https://s3.<region>.amazonaws.com`, `WHISPER_S3_PATH_STYLE` to false (true for MinIO,
-/// LocalStack and most self-hosted stores).
+/// LocalStack and most self-hosted stores). `WHISPER_S3_PUBLIC_ENDPOINT` (default: the endpoint) is
+/// the address phones reach the store at, which presigned URLs name and are signed for (SigV4
+/// signs `Host`); the server's own requests (GC deletes) go to `WHISPER_S3_ENDPOINT`. They differ
+/// when the relay reaches the store on a private network (compose: `http://minio:9000`).
 public struct S3Settings: Sendable, Equatable {
-    /// `http://` or `https://` base URL, without a trailing slash.
+    /// `http://` or `https://` base URL, without a trailing slash: where the server sends its own
+    /// requests.
     public var endpoint: String
+    /// The same form: the base of the presigned URLs handed to clients.
+    public var publicEndpoint: String
     public var region: String
     public var bucket: String
     /// The access key id; not secret in itself but kept out of logs anyway.
@@ -15,9 +21,10 @@ public struct S3Settings: Sendable, Equatable {
     public var secretKey: Secret
     public var pathStyle: Bool
 
-    public init(endpoint: String, region: String, bucket: String, accessKey: Secret,
+    public init(endpoint: String, publicEndpoint: String? = nil, region: String, bucket: String, accessKey: Secret,
                 secretKey: Secret, pathStyle: Bool) {
         self.endpoint = endpoint
+        self.publicEndpoint = publicEndpoint ?? endpoint
         self.region = region
         self.bucket = bucket
         self.accessKey = accessKey
@@ -27,7 +34,7 @@ public struct S3Settings: Sendable, Equatable {
 
     static let variables = [
         "WHISPER_S3_ENDPOINT", "WHISPER_S3_REGION", "WHISPER_S3_BUCKET", "WHISPER_S3_ACCESS_KEY",
-        "WHISPER_S3_SECRET_KEY", "WHISPER_S3_PATH_STYLE",
+        "WHISPER_S3_SECRET_KEY", "WHISPER_S3_PATH_STYLE", "WHISPER_S3_PUBLIC_ENDPOINT",
     ]
 
     static func load(from environment: EnvironmentReader) throws(ConfigError) -> S3Settings? {
@@ -37,16 +44,12 @@ public struct S3Settings: Sendable, Equatable {
         guard region.utf8.allSatisfy(isRegionByte) else {
             throw ConfigError.invalid("WHISPER_S3_REGION", expected: "a region name like us-east-1", got: region)
         }
-        var endpoint = environment.trimmed("WHISPER_S3_ENDPOINT") ?? "https://s3.\(region).amazonaws.com"
-        let lower = endpoint.lowercased()
-        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"),
-              !endpoint.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }),
-              !endpoint.contains("@"), !endpoint.contains("?"), !endpoint.contains("#")
-        else {
-            throw ConfigError.invalid("WHISPER_S3_ENDPOINT", expected: "an http:// or https:// URL",
-                                      got: URLRedaction.redact(endpoint))
+        let endpoint = try baseURL("WHISPER_S3_ENDPOINT", environment.trimmed("WHISPER_S3_ENDPOINT")
+            ?? "https://s3.\(region).amazonaws.com")
+        var publicEndpoint: String?
+        if let value = environment.trimmed("WHISPER_S3_PUBLIC_ENDPOINT") {
+            publicEndpoint = try baseURL("WHISPER_S3_PUBLIC_ENDPOINT", value)
         }
-        while endpoint.hasSuffix("/") { endpoint.removeLast() }
         guard let bucket = environment.trimmed("WHISPER_S3_BUCKET") else {
             throw .missing(variable: "WHISPER_S3_BUCKET", reason: "required when other WHISPER_S3_* are set")
         }
@@ -61,8 +64,22 @@ public struct S3Settings: Sendable, Equatable {
         guard let secretKey = environment.raw("WHISPER_S3_SECRET_KEY") else {
             throw .missing(variable: "WHISPER_S3_SECRET_KEY", reason: "required when other WHISPER_S3_* are set")
         }
-        return S3Settings(endpoint: endpoint, region: region, bucket: bucket, accessKey: Secret(accessKey),
-                          secretKey: Secret(secretKey), pathStyle: pathStyle)
+        return S3Settings(endpoint: endpoint, publicEndpoint: publicEndpoint, region: region, bucket: bucket,
+                          accessKey: Secret(accessKey), secretKey: Secret(secretKey), pathStyle: pathStyle)
+    }
+
+    /// `value` as an http:// or https:// base URL without a trailing slash, or the error naming `variable`.
+    private static func baseURL(_ variable: String, _ value: String) throws(ConfigError) -> String {
+        let lower = value.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"),
+              !value.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }),
+              !value.contains("@"), !value.contains("?"), !value.contains("#")
+        else {
+            throw ConfigError.invalid(variable, expected: "an http:// or https:// URL", got: URLRedaction.redact(value))
+        }
+        var url = value
+        while url.hasSuffix("/") { url.removeLast() }
+        return url
     }
 
     private static func isRegionByte(_ byte: UInt8) -> Bool {

@@ -12,7 +12,7 @@ extension ServerConfig {
             ("tls", tls.map { "cert=\($0.certificatePath) key=\($0.keyPath)" } ?? "off"),
             ("turn", turn.map { "urls=\($0.urls.joined(separator: ",")) secret=set ttl=\(limits.turnCredentialTTLSeconds)s" } ?? "off"),
             ("s3", s3.map {
-                "endpoint=\(URLRedaction.redact($0.endpoint)) region=\($0.region) bucket=\($0.bucket) "
+                "endpoint=\(URLRedaction.redact($0.endpoint)) publicEndpoint=\(URLRedaction.redact($0.publicEndpoint)) region=\($0.region) bucket=\($0.bucket) "
                     + "pathStyle=\($0.pathStyle) accessKey=set secretKey=set"
             } ?? "off (attachment routes answer 503)"),
             ("logLevel", logLevel.name),

@@ -30,8 +30,10 @@ public struct UnknownVariable: Sendable, Equatable, CustomStringConvertible {
         "WHISPER_PYTHON3", "WHISPER_PYTHON313", "WHISPER_LOCALSTACK_", "WHISPER_WAIT_TIMEOUT", "WHISPER_PG_FSYNC",
         // scripts/run (its own PostgreSQL and Redis) and scripts/bench
         "WHISPER_DATA_DIR", "WHISPER_PG_PORT", "WHISPER_REDIS_PORT", "WHISPER_BENCH_",
+        // scripts/lib/buildinfo.sh and the container build's arguments (docs/operations.md "Version and build info")
+        "WHISPER_BUILD_",
         // deploy/: the backup unit (same environment file) and compose's own interpolation
-        "WHISPER_BACKUP_", "WHISPER_TURN_HOST", "WHISPER_TURN_REALM", "WHISPER_S3_PUBLIC_ENDPOINT",
+        "WHISPER_BACKUP_", "WHISPER_TURN_HOST", "WHISPER_TURN_REALM",
     ]
 
     /// Whether `name` belongs to one of the repository's tools.

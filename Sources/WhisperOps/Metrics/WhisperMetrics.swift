@@ -22,6 +22,7 @@
 /// | `whisper_postgres_reconnects_total` | counter | collected by the server from its PostgreSQL pool (with a database) |
 /// | `whisper_ed25519_verify_seconds` | histogram | |
 /// | `whisper_attachments_total` | counter | `event` = presigned \| download \| deleted \| delete_failed |
+/// | `whisper_build_info` | gauge, always 1 | `version`, `commit`, `build_date` (`BuildInfo`) |
 /// | `process_*` | | see `ProcessMetrics` |
 public struct WhisperMetrics: Sendable {
     public let registry: MetricsRegistry
@@ -42,6 +43,7 @@ public struct WhisperMetrics: Sendable {
     public let connectionsRefused: CounterFamily
     public let ed25519Verify: Histogram
     public let attachments: CounterFamily
+    public let buildInfo: Gauge
 
     /// Routing latency, accept → handed to the recipient's socket or stored: 0.5 ms … 5 s.
     public static let routingLatencyBuckets: [Double] = [
@@ -56,7 +58,8 @@ public struct WhisperMetrics: Sendable {
     /// Registers everything in `registry` (and the `process_*` collector unless disabled, e.g.
     /// in tests that compare exact output). Calling it twice on one registry returns the same
     /// metrics, except that the process collector would be added twice.
-    public init(registry: MetricsRegistry = MetricsRegistry(), includeProcessMetrics: Bool = true) {
+    public init(registry: MetricsRegistry = MetricsRegistry(), includeProcessMetrics: Bool = true,
+                build: BuildInfo = .current) {
         self.registry = registry
         wsConnections = registry.gauge("whisper_ws_connections", help: "Open WebSocket connections.")
         wsAuthenticatedConnections = registry.gauge(
@@ -110,6 +113,11 @@ public struct WhisperMetrics: Sendable {
             "whisper_attachments_total",
             help: "Attachment URLs signed (presigned, download) and objects the GC deleted or failed to delete.",
             labelNames: ["event"])
+
+        buildInfo = registry.gauge(
+            "whisper_build_info", help: "Always 1; the labels say which build this process runs.",
+            labelNames: ["version", "commit", "build_date"]).labels([build.version, build.commit, build.date])
+        buildInfo.set(1)
 
         // Series with a known, closed label set exist from the start.
         for event in ["presigned", "download", "deleted", "delete_failed"] { _ = attachments.labels(event) }

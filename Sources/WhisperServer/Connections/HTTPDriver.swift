@@ -17,9 +17,10 @@ final class HTTPDriver: ConnectionDelegate {
     /// When the first byte of the request being received arrived (0 = between requests).
     private var requestStartedAt: UInt64 = 0
     private var lastActivity: UInt64
-    /// The 404/405 of a request whose body no route takes, so that it gets that answer rather
-    /// than 413 (docs/protocol.md "HTTP"); its body is not read, so the connection closes.
-    private var unroutedBody: HTTPResponse?
+    /// The answer decided from the head of the request being parsed (`RouteTable.admit`): a
+    /// refused admin token, or the 404/405 of a body no route takes. A declared body is then not
+    /// read, so the connection closes after it.
+    private var refusedHead: HTTPResponse?
 
     init(connection: Connection, listener: ListenerKind, context: LoopContext) {
         self.connection = connection
@@ -48,27 +49,33 @@ final class HTTPDriver: ConnectionDelegate {
     private func processBuffered() {
         while !awaitingResponse, !closing, !connection.isClosed {
             let shared = context.shared
-            unroutedBody = nil
+            refusedHead = nil
             switch parser.next(bodyLimit: { [self] head in
-                let limit = shared.bodyLimit(for: head, listener: listener)
-                if head.contentLength > limit {
-                    unroutedBody = shared.routes(for: listener).unrouted(method: head.method, path: head.path)
+                switch shared.routes(for: listener).admit(head, client: client, context: context) {
+                case .read(let maxBodyBytes):
+                    return maxBodyBytes
+                case .refuse(let response):
+                    refusedHead = response
+                    return 0
                 }
-                return limit
             }) {
             case .needMoreData:
                 if parser.bufferedByteCount == 0 { requestStartedAt = 0 }
                 return
             case .error(let error):
-                if case .bodyTooLarge = error, let unroutedBody {
-                    respond(unroutedBody, keepAlive: false, version: .http1_1)
+                if case .bodyTooLarge = error, let refusedHead {
+                    respond(refusedHead, keepAlive: false, version: .http1_1)
                 } else {
                     respond(.parseError(error), keepAlive: false, version: .http1_1)
                 }
                 return
             case .request(let request):
                 requestStartedAt = parser.bufferedByteCount > 0 ? connection.loop.now : 0
-                handle(request)
+                if let refusedHead {
+                    respond(refusedHead, keepAlive: request.keepAlive && !shared.isDraining, version: request.version)
+                } else {
+                    handle(request)
+                }
             }
         }
     }

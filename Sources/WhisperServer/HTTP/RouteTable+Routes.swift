@@ -20,9 +20,10 @@ extension RouteTable {
     }
 
     /// The admin listener (loopback by default): health, readiness, metrics and the admin
-    /// API (never on the public listener).
+    /// API (never on the public listener), whose token is checked before anything else.
     static func adminRoutes(limits: Limits) -> RouteTable {
         var table = RouteTable()
+        table.guardPaths(under: "/admin", AdminAuth.gate)
         table.add("GET", "/health", OpsRoutes.health)
         table.add("GET", "/ready", OpsRoutes.ready)
         table.add("GET", "/metrics", OpsRoutes.metrics)
@@ -34,7 +35,7 @@ extension RouteTable {
         table.add("POST", "/admin/unban", maxBodyBytes: AdminUnbanPayload.maxBodyBytes, AdminRoutes.unban)
         table.add("GET", "/admin/bans", AdminRoutes.bans)
         table.add("GET", "/admin/audit", AdminRoutes.audit)
-        table.add("POST", "/admin/attachments/gc/run", AdminRoutes.attachmentsGC)
+        table.add("POST", "/admin/attachments/gc/run", maxBodyBytes: EmptyPayload.maxBodyBytes, AdminRoutes.attachmentsGC)
         return table
     }
 }

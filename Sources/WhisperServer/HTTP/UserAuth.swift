@@ -19,13 +19,13 @@ enum UserAuth {
 
     /// The token of `Authorization: Bearer <token>` (RFC 6750 §2.1; the scheme is case-insensitive).
     static func bearerToken(_ request: RouteRequest) -> SessionToken? {
-        bearerCredential(request).flatMap(SessionToken.init(text:))
+        bearerCredential(request.http.headers).flatMap(SessionToken.init(text:))
     }
 
     /// The credential of `Authorization: Bearer <credential>`, whatever it is (the admin
     /// token too); nil without one.
-    static func bearerCredential(_ request: RouteRequest) -> String? {
-        guard let value = request.http.headers["Authorization"] else { return nil }
+    static func bearerCredential(_ headers: HTTPHeaders) -> String? {
+        guard let value = headers["Authorization"] else { return nil }
         let parts = value.split(separator: " ", omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
         return String(parts[1])

@@ -20,7 +20,7 @@ final class S3ObjectDeleter: ObjectDeleter {
     private let worker = BlockingWorker(name: "whisper-s3-del")
 
     init(settings: S3Settings, timeoutSeconds: Int, loop: EventLoop) {
-        presigner = S3Presigner(settings: settings)
+        presigner = S3Presigner(settings: settings, endpoint: settings.endpoint)
         self.timeoutSeconds = timeoutSeconds
         self.loop = loop
     }

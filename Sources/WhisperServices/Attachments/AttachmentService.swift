@@ -54,7 +54,7 @@ public final class AttachmentService: AttachmentRecorder {
     public init(settings: S3Settings, limits: Limits, store: AttachmentStore, rateLimiter: RateLimiter,
                 random: RandomSource = SodiumRandom(), log: Log, metrics: WhisperMetrics? = nil,
                 now: @escaping () -> Int64) {
-        self.presigner = S3Presigner(settings: settings)
+        self.presigner = S3Presigner(settings: settings, endpoint: settings.publicEndpoint)
         self.limits = limits
         self.store = store
         self.rateLimiter = rateLimiter

@@ -17,11 +17,12 @@ public struct S3Presigner: Sendable {
     /// (usually empty) with virtual-hosted buckets.
     private let basePath: String
 
-    public init(settings: S3Settings) {
+    /// URLs on `endpoint`, `settings.publicEndpoint` for clients or `settings.endpoint` for the
+    /// server's own requests: the host is signed, so a URL only works on the host it names.
+    public init(settings: S3Settings, endpoint: String) {
         signer = SigV4(accessKey: settings.accessKey.unredacted, secretKey: settings.secretKey.unredacted,
                        region: settings.region, service: "s3")
-        // S3Settings guarantees an http:// or https:// endpoint without a trailing slash.
-        let endpoint = settings.endpoint
+        // S3Settings guarantees http:// or https:// endpoints without a trailing slash.
         let https = endpoint.lowercased().hasPrefix("https://")
         let scheme = https ? "https" : "http"
         let rest = String(endpoint.dropFirst(https ? 8 : 7))
