@@ -56,7 +56,21 @@ _fuzz_stale() {
     -o -name '*.o' -o -name fuzz.sh \) -print -quit 2>/dev/null)" ]]
 }
 
-# _fuzz_module NAME: WhisperOps needs CLinux (C) and WhisperProtocol; the others as in Package.swift.
+# _fuzz_c_module NAME SOURCE.c: the C target Sources/NAME as a clang module with one object,
+# $FUZZ_DIR/obj/NAME.o (CBuildInfo: only its weak "unknown" defaults, which a fuzzer needs).
+_fuzz_c_module() {
+  local name=$1 source=$2 out="$FUZZ_DIR/obj"
+  _fuzz_stale "$out/$name.o" "$WHISPER_REPO_ROOT/Sources/$name" || return 0
+  mkdir -p "$out/$name"
+  printf 'module %s {\n  umbrella header "%s"\n  export *\n}\n' \
+    "$name" "$WHISPER_REPO_ROOT/Sources/$name/include/$name.h" >"$out/$name/module.modulemap"
+  clang "${FUZZ_CFLAGS[@]}" -I "$WHISPER_REPO_ROOT/Sources/$name/include" \
+    -c "$WHISPER_REPO_ROOT/Sources/$name/$source" -o "$out/$name.o" || return 1
+  touch "$out/$name.o"
+}
+
+# _fuzz_module NAME: WhisperOps needs CLinux and CBuildInfo (C) and WhisperProtocol; the others
+# as in Package.swift.
 _fuzz_module() {
   local name=$1 src="$WHISPER_REPO_ROOT/Sources/$1" out="$FUZZ_DIR/obj" deps=() cflags=()
   case "$name" in
@@ -64,15 +78,10 @@ _fuzz_module() {
     WhisperHTTP) deps=("$out/WhisperProtocol.o") ;;
     WhisperWebSocket) deps=("$out/WhisperProtocol.o"); cflags=(-I "$WHISPER_REPO_ROOT/Sources/CZlib" -I "$WHISPER_REPO_ROOT/Sources/COpenSSL") ;;
     WhisperOps)
-      deps=("$out/WhisperProtocol.o" "$out/CLinux.o"); cflags=(-I "$out/CLinux")
-      if _fuzz_stale "$out/CLinux.o" "$WHISPER_REPO_ROOT/Sources/CLinux"; then
-        mkdir -p "$out/CLinux"
-        printf 'module CLinux {\n  umbrella header "%s"\n  export *\n}\n' \
-          "$WHISPER_REPO_ROOT/Sources/CLinux/include/CLinux.h" >"$out/CLinux/module.modulemap"
-        clang "${FUZZ_CFLAGS[@]}" -I "$WHISPER_REPO_ROOT/Sources/CLinux/include" \
-          -c "$WHISPER_REPO_ROOT/Sources/CLinux/CLinux.c" -o "$out/CLinux.o" || return 1
-        touch "$out/CLinux.o"
-      fi ;;
+      deps=("$out/WhisperProtocol.o" "$out/CLinux.o" "$out/CBuildInfo.o")
+      cflags=(-I "$out/CLinux" -I "$out/CBuildInfo")
+      _fuzz_c_module CLinux CLinux.c || return 1
+      _fuzz_c_module CBuildInfo BuildInfoDefaults.c || return 1 ;;
   esac
   _fuzz_stale "$out/$name.o" "$src" "${deps[@]}" || return 0
   log "fuzz build: $name"
@@ -94,7 +103,7 @@ fuzz_build() {
     for module in "${FUZZ_MODULES[@]}"; do
       _fuzz_module "$module" || { err "fuzz build of $module failed"; return 1; }
       objs+=("$FUZZ_DIR/obj/$module.o")
-      [[ "$module" == WhisperOps ]] && objs+=("$FUZZ_DIR/obj/CLinux.o")
+      [[ "$module" == WhisperOps ]] && objs+=("$FUZZ_DIR/obj/CLinux.o" "$FUZZ_DIR/obj/CBuildInfo.o")
     done
     cflags=()
     for c in "${FUZZ_CMODULES[@]}"; do cflags+=(-I "$WHISPER_REPO_ROOT/Sources/$c"); done
