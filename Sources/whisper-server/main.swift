@@ -17,7 +17,7 @@ struct WhisperServerCommand: AsyncParsableCommand {
         abstract: "Whisper relay: the WebSocket gateway and admin HTTP API of an end-to-end encrypted messenger.",
         discussion: "Configuration is read from WHISPER_* environment variables; see docs/operations.md.",
         version: "whisper-server \(BuildInfo.current)",
-        subcommands: [Serve.self, Migrate.self, AdminCommand.self]
+        subcommands: [Serve.self, Migrate.self, UpgradeRedis.self, AdminCommand.self]
     )
 }
 
@@ -51,6 +51,8 @@ struct Serve: AsyncParsableCommand {
                                                               migrationsDirectory: config.migrationsDirectory, log: log)
                 log.info("migrated", ["applied": .int(applied)])
             }
+            // Never serve a Redis whose keys carry names this release does not read.
+            try await WhisperServer.checkRedisKeyLayout(config: config, log: log)
             server = try WhisperServer(config: config, log: log, metrics: WhisperMetrics(registry: MetricsRegistry()))
         } catch {
             log.error("start_failed", ["reason": .string("\(error)")])
@@ -91,6 +93,27 @@ struct Migrate: AsyncParsableCommand {
         } catch {
             log.error("migrate_failed", ["reason": .string("\(error)")])
             FileHandle.standardError.write(Data("whisper-server: migrate failed: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+}
+
+struct UpgradeRedis: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "upgrade-redis",
+        abstract: "Rename the Redis keys of an older release to this release's key layout and exit.",
+        discussion: "Stop every node first; docs/operations.md \"Upgrading to key layout 2\".")
+
+    func run() async throws {
+        let config = loadConfig()
+        let log = Log(level: config.logLevel)
+        config.logStartupWarnings(log)
+        do {
+            let report = try await WhisperServer.upgradeRedisKeys(config: config, log: log)
+            print("scanned \(report.scanned) keys, renamed \(report.renamed); key layout 2")
+        } catch {
+            log.error("upgrade_redis_failed", ["reason": .string("\(error)")])
+            FileHandle.standardError.write(Data("whisper-server: upgrade-redis failed: \(error)\n".utf8))
             throw ExitCode(1)
         }
     }

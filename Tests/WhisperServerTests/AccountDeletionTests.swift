@@ -13,7 +13,7 @@ import WhisperTesting
         let (nodeA, nodeB) = (cluster.nodeA, cluster.nodeB)
         let alice = try Phone.online(nodeA), bob = try Phone.online(nodeA)
         let redis = try Identity.redis()
-        let pendingKey = cluster.prefix + "pending:" + alice.id, countKey = cluster.prefix + "pending-count"
+        let pendingKey = cluster.prefix + "pending:{" + alice.id + "}", countKey = cluster.prefix + "pending-count"
         for _ in 0..<3 { try bob.sendAccepted(to: alice.id) }
         for _ in 0..<3 { #expect(try alice.ws.receiveJSON().frameType == "message_received") }
         #expect(try redis.command(["XLEN", pendingKey]) == .integer(3))

@@ -65,7 +65,7 @@ enum Blocking {
 
     /// Waits until the call's state is in Redis: its offer was through the call script.
     static func expectCallStored(_ server: TestServer, _ callId: String, sourceLocation: SourceLocation = #_sourceLocation) async {
-        let key = server.config.redisPrefix + "call:" + callId
+        let key = server.config.redisPrefix + "call:{" + callId + "}"
         let stored = await eventually { (try? Identity.redis().command(["EXISTS", key])) == .integer(1) }
         #expect(stored, "no \(key)", sourceLocation: sourceLocation)
     }
@@ -90,7 +90,7 @@ enum Blocking {
     static func expectNothingAtLogin(_ server: TestServer, _ blocker: Phone, callId: String, from caller: Phone,
                                      sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let back = try Phone.online(server, blocker.identity, whisperId: blocker.id)
-        #expect(await eventually { (try? exists(server, "route:" + blocker.id)) == true }, sourceLocation: sourceLocation)
+        #expect(await eventually { (try? exists(server, "route:{" + blocker.id + "}")) == true }, sourceLocation: sourceLocation)
         try await Task.sleep(nanoseconds: 300_000_000)
         try back.expectQuiet()
         #expect(try caller.expectCall("call_end", callId: callId).payload["reason"] as? String == "timeout",

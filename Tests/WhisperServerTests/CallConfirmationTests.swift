@@ -107,7 +107,7 @@ import WhisperTesting
         defer { server.stop(); fake.stop() }
         let alice = try Phone.online(server), bob = try Phone.online(server)
         try Self.android(bob, token: "fcm-stale-1")
-        let redis = try Identity.redis(), routeKey = server.config.redisPrefix + "route:" + bob.id
+        let redis = try Identity.redis(), routeKey = server.config.redisPrefix + "route:{" + bob.id + "}"
         let stale = try #require(try redis.command(["GET", routeKey]).text)
         bob.ws.socket.close()
         await Messaging.waitForAuthenticated(server, count: 1)

@@ -58,7 +58,7 @@ import WhisperTesting
         // A new epoch alone (still no notice): the accept refuses the stale stamp, node B
         // re-reads the membership and answers FORBIDDEN.
         let redis = try Identity.redis()
-        _ = try redis.command(["SET", cluster.prefix + "group-epoch:" + groupId, "test-epoch"])
+        _ = try redis.command(["SET", cluster.prefix + "group-epoch:{" + groupId + "}", "test-epoch"])
         #expect(try bob.groupSend(bob.groupMessage(groupId, to: carol.id)).errorCode == "FORBIDDEN")
         #expect(try carol.groupSend(carol.groupMessage(groupId, to: bob.id)).errorCode == "FORBIDDEN")
         try carol.expectQuiet()

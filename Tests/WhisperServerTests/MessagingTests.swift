@@ -268,9 +268,9 @@ import WhisperTesting
         try alice.sendAccepted(to: bob.id)
         let redis = try Identity.redis()
         let prefix = server.config.redisPrefix
-        #expect(try redis.command(["ZSCORE", prefix + "peers:" + alice.id, bob.id]).text != nil)
-        #expect(try redis.command(["ZSCORE", prefix + "peers:" + bob.id, alice.id]).text != nil)
-        let ttl = try redis.command(["PTTL", prefix + "peers:" + alice.id])
+        #expect(try redis.command(["ZSCORE", prefix + "peers:{" + alice.id + "}", bob.id]).text != nil)
+        #expect(try redis.command(["ZSCORE", prefix + "peers:{" + bob.id + "}", alice.id]).text != nil)
+        let ttl = try redis.command(["PTTL", prefix + "peers:{" + alice.id + "}"])
         if case .integer(let ms) = ttl { #expect(ms > 29 * 86_400_000 && ms <= 30 * 86_400_000) } else { Issue.record("\(ttl)") }
         // The heartbeat refreshes the gauge every 5 s.
         var gauge: Double?

@@ -254,7 +254,7 @@ import WhisperTesting
         let prefix = server.config.redisPrefix
         let hash = sha256Hex(Array(token))
         #expect(try redis.command(["EXISTS", prefix + "session:" + hash]) == .integer(1))
-        #expect(try redis.command(["SISMEMBER", prefix + "sessions:" + login.whisperId, hash]) == .integer(1))
+        #expect(try redis.command(["SISMEMBER", prefix + "sessions:{" + login.whisperId + "}", hash]) == .integer(1))
         let ttl = try redis.command(["TTL", prefix + "session:" + hash])
         if case .integer(let seconds) = ttl { #expect(seconds > 7 * 86_400 - 60 && seconds <= 7 * 86_400) } else {
             Issue.record("TTL reply \(ttl)")

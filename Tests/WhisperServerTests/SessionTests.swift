@@ -58,8 +58,8 @@ import WhisperTesting
         let keys = RedisKeys(prefix: prefix)
         let header = "v1\nbanned\n\(login.whisperId)\n-\n0\n"
         let reply = try Identity.redis().command([
-            "EVAL", SessionScripts.revokeAll.source, "3", keys.sessionIndexPrefix + login.whisperId,
-            prefix + "revoked:" + login.whisperId, prefix + "revocation-epoch",
+            "EVAL", SessionScripts.revokeAll.source, "3", prefix + "sessions:{" + login.whisperId + "}",
+            prefix + "revoked:{" + login.whisperId + "}", prefix + "revocation-epoch",
             keys.sessionPrefix, prefix + "session-revocations", header, "banned", "60",
         ])
         guard case .array(let revoked) = reply else { throw TestSocket.Failure.io("EVAL: \(reply)") }

@@ -106,7 +106,7 @@ async def offline(node: Server, platform: str, push: str | None = None, voip: st
 def has_route(node: Server, whisper_id: str) -> bool:
     """`route:{whisperId}` (docs/operations.md "Redis keys") still names a socket."""
     out = subprocess.run(["redis-cli", "-u", node.env["WHISPER_REDIS_URL"], "EXISTS",
-                          node.env["WHISPER_REDIS_PREFIX"] + "route:" + whisper_id],
+                          node.env["WHISPER_REDIS_PREFIX"] + "route:{" + whisper_id + "}"],
                          capture_output=True, text=True, check=True, timeout=10)
     return out.stdout.strip() != "0"
 

@@ -27,9 +27,9 @@ enum CallScripts {
     /// `leave(key)`: the call is over: phase `e`, short TTL, out of every index.
     private static let helpers = """
         local function route_event(user, frame, route_prefix, events_prefix, self, node_prefix, channel_prefix, ttl, max)
-          local where = route(route_prefix .. user, user, 'e', '0', function() return frame end, self, node_prefix, channel_prefix)
+          local where = route(tagged(route_prefix, user), user, 'e', '0', function() return frame end, self, node_prefix, channel_prefix)
           if where == 'offline' then
-            local events = events_prefix .. user
+            local events = tagged(events_prefix, user)
             redis.call('RPUSH', events, frame)
             redis.call('LTRIM', events, -tonumber(max), -1)
             redis.call('PEXPIRE', events, ttl)
@@ -152,7 +152,7 @@ enum CallScripts {
         if s[4] == '1' or s[3] ~= 'r' then return {5} end
         redis.call('HSET', KEYS[1], 'rung', '1')
         local ring = \(MessageScripts.lua(CallEventFrames.ringingPrefix)) .. s[5] .. \(MessageScripts.lua(CallEventFrames.ringingSuffix))
-        local where = route(ARGV[2] .. s[1], s[1], 's', '0', function() return ring end, ARGV[3], ARGV[4], ARGV[5])
+        local where = route(tagged(ARGV[2], s[1]), s[1], 's', '0', function() return ring end, ARGV[3], ARGV[4], ARGV[5])
         return {0, s[1], where, ring}
         """)
 
@@ -167,10 +167,10 @@ enum CallScripts {
     static let held = RedisScript(source: MessageScripts.prelude + """
         local now = now_ms()
         redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-        local here = redis.call('GET', ARGV[4] .. ARGV[1])
+        local here = redis.call('GET', tagged(ARGV[4], ARGV[1]))
         local frames = {}
         for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-          local key = ARGV[2] .. id
+          local key = tagged(ARGV[2], id)
           local s = redis.call('HMGET', key, 'caller', 'callee', 'phase', 'offer', 'rung', 'at')
           if s[3] ~= 'r' or s[2] ~= ARGV[1] or not s[4] then
             redis.call('ZREM', KEYS[1], id)
@@ -179,11 +179,11 @@ enum CallScripts {
             redis.call('HSET', key, 'blk', '1')
             redis.call('HDEL', key, 'offer')
             redis.call('ZREM', KEYS[1], id)
-            redis.call('DEL', ARGV[3] .. id)
+            redis.call('DEL', tagged(ARGV[3], id))
           elseif s[6] ~= here then
             if here then redis.call('HSET', key, 'at', here) end
             frames[#frames + 1] = s[4]
-            for _, c in ipairs(redis.call('LRANGE', ARGV[3] .. id, 0, -1)) do frames[#frames + 1] = c end
+            for _, c in ipairs(redis.call('LRANGE', tagged(ARGV[3], id), 0, -1)) do frames[#frames + 1] = c end
             if s[5] ~= '1' then redis.call('ZADD', KEYS[3], now + tonumber(ARGV[5]), id) end
           end
         end
@@ -205,7 +205,7 @@ enum CallScripts {
         local unconfirmed, ended = {}, {}
         for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, tonumber(ARGV[12]))) do
           redis.call('ZREM', KEYS[2], id)
-          local s = redis.call('HMGET', ARGV[1] .. id, 'callee', 'phase', 'rung', 'cid', 'blk')
+          local s = redis.call('HMGET', tagged(ARGV[1], id), 'callee', 'phase', 'rung', 'cid', 'blk')
           if s[2] == 'r' and s[3] ~= '1' and not s[5] then
             unconfirmed[#unconfirmed + 1] = s[1]
             unconfirmed[#unconfirmed + 1] = s[4]
@@ -213,10 +213,10 @@ enum CallScripts {
         end
         for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[12]))) do
           redis.call('ZREM', KEYS[1], id)
-          local key = ARGV[1] .. id
+          local key = tagged(ARGV[1], id)
           local s = redis.call('HMGET', key, 'caller', 'callee', 'phase', 'cid', 'blk')
           if s[3] == 'r' then
-            unhold(key, id, KEYS[1], ARGV[3] .. s[2], ARGV[2] .. id)
+            unhold(key, id, KEYS[1], tagged(ARGV[3], s[2]), tagged(ARGV[2], id))
             redis.call('HSET', key, 'phase', 'e')
             redis.call('PEXPIRE', key, ARGV[11])
             local frame = \(MessageScripts.lua(CallEventFrames.timeoutPrefix)) .. s[4] .. \(MessageScripts.lua(CallEventFrames.timeoutSuffix))

@@ -4,7 +4,7 @@ import WhisperStorage
 /// The Lua scripts behind `RedisMessageStore`, `RedisTypingStore` and `RedisPresence`'s heartbeat. Each is one atomic step,
 /// so "stored" and "routed" cannot come apart, and a crash between them is impossible.
 ///
-/// Routing (shared by accept and receipt): `route:{user}` names the socket
+/// Routing (shared by accept and receipt): `route:{<user>}` names the socket
 /// (`node:loop:connection`) holding the user's session. Same node → the script answers the
 /// route and the caller writes the frame; another node that is alive (`node:{id}` exists) →
 /// the script publishes `"<route> <user> <kind> <µs>\n<frame>"` on `deliver:{node}`; a dead
@@ -15,6 +15,8 @@ enum MessageScripts {
     /// Lua prelude: `now_ms()`, `route(...)`, `keep(...)` and `trim(...)` (also `CallScripts`' and
     /// `PresenceScripts`').
     static let prelude = """
+        -- A tagged key: its family's prefix (ending in `{`), the id, `}` (RedisKeys).
+        local function tagged(prefix, id) return prefix .. id .. '}' end
         local function now_ms()
           local t = redis.call('TIME')
           return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -29,7 +31,7 @@ enum MessageScripts {
           local node = string.match(r, '^([^:]+):')
           if not node then redis.call('DEL', key) return 'offline' end
           if node == self then return r end
-          if redis.call('EXISTS', node_prefix .. node) == 0 then
+          if redis.call('EXISTS', tagged(node_prefix, node)) == 0 then
             redis.call('DEL', key)
             return 'offline'
           end
@@ -205,7 +207,7 @@ enum MessageScripts {
         local cutoff = now_ms() - tonumber(ARGV[2])
         local users = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', cutoff, 'LIMIT', 0, tonumber(ARGV[4]))
         for _, user in ipairs(users) do
-          local key = ARGV[3] .. user
+          local key = tagged(ARGV[3], user)
           trim(key, KEYS[3], cutoff)
           if redis.call('XLEN', key) == 0 then redis.call('DEL', key) end
           redis.call('ZREM', KEYS[2], user)

@@ -16,7 +16,8 @@ import WhisperStorage
 /// Every script takes the same settings block at the end of ARGV, from position `base`:
 /// +0 this node, +1 node key prefix, +2 delivery channel prefix, +3 route key prefix,
 /// +4 presence key prefix, +5 peers key prefix, +6 min interval ms, +7 peer window ms,
-/// +8 max peers, +9 presence record TTL ms, +10 blocked key prefix (the key is it, the user, `}`).
+/// +8 max peers, +9 presence record TTL ms, +10 blocked key prefix. Each prefix is a tagged
+/// family's (`tagged(prefix, id)` is the key).
 enum PresenceScripts {
     private static let announce = MessageScripts.prelude + """
         local function presence_frame(user, status, now)
@@ -27,8 +28,8 @@ enum PresenceScripts {
         -- schedules it in `due`. Answers nil, or {frame, peer, route, …} for the peers whose
         -- sockets are on this node (the caller writes those; others were published).
         local function announce(user, now, grace, due, A, base)
-          local record = A[base + 4] .. user
-          local status = redis.call('EXISTS', A[base + 3] .. user) == 1 and 'online' or 'offline'
+          local record = tagged(A[base + 4], user)
+          local status = redis.call('EXISTS', tagged(A[base + 3], user)) == 1 and 'online' or 'offline'
           local told = redis.call('HMGET', record, 's', 't')
           if told[1] == status then
             redis.call('ZREM', due, user)
@@ -46,14 +47,14 @@ enum PresenceScripts {
           local text = presence_frame(user, status, now)
           local frame = function() return text end
           local out = {text}
-          local peers = redis.call('ZREVRANGEBYSCORE', A[base + 5] .. user, '+inf', now - tonumber(A[base + 7]),
+          local peers = redis.call('ZREVRANGEBYSCORE', tagged(A[base + 5], user), '+inf', now - tonumber(A[base + 7]),
                                    'LIMIT', 0, tonumber(A[base + 8]))
-          local own = A[base + 10] .. user .. '}'
+          local own = tagged(A[base + 10], user)
           local blocks = redis.call('EXISTS', own) == 1
           for _, peer in ipairs(peers) do
             if not (blocks and redis.call('SISMEMBER', own, peer) == 1)
-               and redis.call('SISMEMBER', A[base + 10] .. peer .. '}', user) == 0 then
-              local where = route(A[base + 3] .. peer, peer, 's', '0', frame, A[base], A[base + 1], A[base + 2])
+               and redis.call('SISMEMBER', tagged(A[base + 10], peer), user) == 0 then
+              local where = route(tagged(A[base + 3], peer), peer, 's', '0', frame, A[base], A[base + 1], A[base + 2])
               if where ~= 'offline' and where ~= 'remote' then
                 out[#out + 1] = peer
                 out[#out + 1] = where
@@ -77,10 +78,10 @@ enum PresenceScripts {
         redis.call('ZADD', KEYS[5], 'NX', now, ARGV[4])
         local old = redis.call('GET', KEYS[1])
         local old_node = old and string.match(old, '^([^:]+):')
-        if old_node and old_node ~= ARGV[4] then redis.call('SREM', ARGV[3] .. old_node, ARGV[2]) end
+        if old_node and old_node ~= ARGV[4] then redis.call('SREM', tagged(ARGV[3], old_node), ARGV[2]) end
         redis.call('SET', KEYS[1], ARGV[1])
         redis.call('SADD', KEYS[3], ARGV[2])
-        redis.call('PEXPIRE', ARGV[8] .. ARGV[2], ARGV[13])
+        redis.call('PEXPIRE', tagged(ARGV[8], ARGV[2]), ARGV[13])
         redis.call('DEL', KEYS[6])
         local events = redis.call('LRANGE', KEYS[2], 0, -1)
         if #events > 0 then redis.call('DEL', KEYS[2]) end
@@ -95,7 +96,7 @@ enum PresenceScripts {
         if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {} end
         redis.call('DEL', KEYS[1])
         redis.call('SREM', KEYS[2], ARGV[2])
-        redis.call('PEXPIRE', ARGV[8] .. ARGV[2], ARGV[13])
+        redis.call('PEXPIRE', tagged(ARGV[8], ARGV[2]), ARGV[13])
         return announce(ARGV[2], now_ms(), tonumber(ARGV[3]), KEYS[3], ARGV, 4) or {}
         """)
 
@@ -112,12 +113,12 @@ enum PresenceScripts {
         local dead = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[3]), 'LIMIT', 0, 16)
         for _, node in ipairs(dead) do
           if budget <= 0 then break end
-          if redis.call('EXISTS', ARGV[5] .. node) == 0 then
-            local users = ARGV[2] .. node
+          if redis.call('EXISTS', tagged(ARGV[5], node)) == 0 then
+            local users = tagged(ARGV[2], node)
             for _, user in ipairs(redis.call('SPOP', users, budget)) do
               -- Its route may be gone already (a message found the node dead), or belong
               -- to a newer login elsewhere: the announcement decides from what holds.
-              local route_key = ARGV[7] .. user
+              local route_key = tagged(ARGV[7], user)
               local r = redis.call('GET', route_key)
               if r and string.sub(r, 1, #node + 1) == node .. ':' then redis.call('DEL', route_key) end
               redis.call('ZADD', KEYS[1], now, user)

@@ -7,22 +7,24 @@ import WhisperStorage
 /// once, in `JoinedNames`, which `RedisKeys`'s own functions use too.
 extension RedisKeys {
     struct JoinedNames: Sendable {
-        let message, pending, events, route, peers, node, deliveryChannel, groupEpoch, rateLimit, pushWake: String
-        /// Names whose user id is a hash tag: these end in `{`.
+        /// The legacy `msg:` record (untagged) and the delivery channel.
+        let message, deliveryChannel: String
+        /// Names whose id is a hash tag: these end in `{`, the id and `}` follow.
+        let pending, events, route, peers, node, groupEpoch, rateLimit, pushWake: String
         let messageTag, groupChargeTag, blockedTag: String
         let pendingCount, pendingIndex: String
 
         init(prefix: String) {
             message = prefix + "msg:"
-            pending = prefix + "pending:"
-            events = prefix + "events:"
-            route = prefix + "route:"
-            peers = prefix + "peers:"
-            node = prefix + "node:"
+            pending = prefix + "pending:{"
+            events = prefix + "events:{"
+            route = prefix + "route:{"
+            peers = prefix + "peers:{"
+            node = prefix + "node:{"
             deliveryChannel = prefix + "deliver:"
-            groupEpoch = prefix + "group-epoch:"
-            rateLimit = prefix + "ratelimit:"
-            pushWake = prefix + "push-wake:"
+            groupEpoch = prefix + "group-epoch:{"
+            rateLimit = prefix + "ratelimit:{"
+            pushWake = prefix + "push-wake:{"
             messageTag = prefix + "msg:{"
             groupChargeTag = prefix + "group-charge:{"
             blockedTag = prefix + "blocked:{"
@@ -45,16 +47,18 @@ extension RedisKeys {
 
     func blocked(_ whisperId: WhisperID, into command: inout RedisCommand) { command.append(joined.blockedTag, whisperId.string, "}") }
 
-    func pending(_ whisperId: WhisperID, into command: inout RedisCommand) { command.append(joined.pending, whisperId.string) }
-    func events(_ whisperId: WhisperID, into command: inout RedisCommand) { command.append(joined.events, whisperId.string) }
-    func route(_ whisperId: WhisperID, into command: inout RedisCommand) { command.append(joined.route, whisperId.string) }
-    func peers(_ whisperId: WhisperID, into command: inout RedisCommand) { command.append(joined.peers, whisperId.string) }
-    func groupEpoch(_ groupId: GroupID, into command: inout RedisCommand) { command.append(joined.groupEpoch, groupId.string) }
-    func pushWake(_ whisperId: WhisperID, into command: inout RedisCommand) { command.append(joined.pushWake, whisperId.string) }
+    func pending(_ whisperId: WhisperID, into command: inout RedisCommand) { command.append(joined.pending, whisperId.string, "}") }
+    func events(_ whisperId: WhisperID, into command: inout RedisCommand) { command.append(joined.events, whisperId.string, "}") }
+    func route(_ whisperId: WhisperID, into command: inout RedisCommand) { command.append(joined.route, whisperId.string, "}") }
+    func peers(_ whisperId: WhisperID, into command: inout RedisCommand) { command.append(joined.peers, whisperId.string, "}") }
+    func groupEpoch(_ groupId: GroupID, into command: inout RedisCommand) { command.append(joined.groupEpoch, groupId.string, "}") }
+    func pushWake(_ whisperId: WhisperID, into command: inout RedisCommand) { command.append(joined.pushWake, whisperId.string, "}") }
 
     /// The `ratelimit:` keys of a charge's buckets, in the charge's order.
     func rateLimits(_ buckets: [RateLimitBucket], into command: inout RedisCommand) {
-        for bucket in buckets { command.append(joined.rateLimit, bucket.subject, ":", bucket.action.rawValue) }
+        for bucket in buckets {
+            command.append(joined.rateLimit, Self.rateLimitTag(bucket.subject), "}:", bucket.action.rawValue)
+        }
     }
 
     /// `route(...)`'s three ARGV items (see `routing(from:)`).

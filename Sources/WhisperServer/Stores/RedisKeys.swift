@@ -4,6 +4,12 @@ import WhisperServices
 
 /// Every Redis key and channel the server uses, under the configured prefix
 /// (`WHISPER_REDIS_PREFIX`, default `whisper:`). docs/operations.md lists them.
+///
+/// Key layout 2 (issue #27): every key that belongs to one user, call, group or node carries
+/// that id as a Redis Cluster hash tag — `pending:{<wid>}` — so a user's keys share a slot
+/// and a script on them runs on one shard. The scripts get a tagged family as its prefix
+/// ending in `{` (`…Prefix`) and close the tag with `tagged(prefix, id)` (MessageScripts'
+/// prelude). `RedisKeyLayout` moves a Redis written by layout 1 over.
 struct RedisKeys: Sendable {
     let prefix: String
     /// The names the per-message scripts use, joined with the prefix once (RedisKeys+Commands.swift).
@@ -14,6 +20,9 @@ struct RedisKeys: Sendable {
         joined = JoinedNames(prefix: prefix)
     }
 
+    /// `layout` → "2": the key layout this Redis holds (`RedisKeyLayout`). No TTL: one key.
+    var layout: String { prefix + "layout" }
+
     /// `challenge:{challengeId}` → challenge bytes + the deviceId/whisperId they were issued
     /// for; TTL = `WHISPER_CHALLENGE_TTL_SECONDS`.
     func challenge(_ id: CanonicalUUID) -> [UInt8] { bytes("challenge:" + id.string) }
@@ -23,8 +32,7 @@ struct RedisKeys: Sendable {
     func session(_ hash: SessionHash) -> [UInt8] { Array((sessionPrefix + hash.hex).utf8) }
 
     /// `sessions:{whisperId}` → set of session hashes of the identity (for revocation).
-    var sessionIndexPrefix: String { prefix + "sessions:" }
-    func sessionIndex(_ whisperId: WhisperID) -> [UInt8] { Array((sessionIndexPrefix + whisperId.string).utf8) }
+    func sessionIndex(_ whisperId: WhisperID) -> [UInt8] { tagged("sessions", whisperId.string) }
 
     /// `revocation-epoch` → a counter bumped by every ban's or deletion's revocation; read
     /// with each challenge a login takes. No TTL: one key.
@@ -33,11 +41,17 @@ struct RedisKeys: Sendable {
     /// `revoked:{whisperId}` → hash {v: the epoch of the identity's last ban/deletion
     /// revocation, why: its reason}; a login that read an older epoch is refused. TTL one day
     /// (`RedisSessionStore.revokedMarkerTTLSeconds`), far longer than any login takes.
-    func revoked(_ whisperId: WhisperID) -> [UInt8] { bytes("revoked:" + whisperId.string) }
+    func revoked(_ whisperId: WhisperID) -> [UInt8] { tagged("revoked", whisperId.string) }
 
-    /// `ratelimit:{subject}:{action}` → sorted set of recent hits (docs/operations.md "Redis keys").
+    /// `ratelimit:{<tag>}:<action>` → sorted set of recent hits (docs/operations.md "Redis keys").
+    /// The tag is the Whisper ID for an `id:` subject (the user's own slot) and the subject
+    /// itself (`ip:<address>`) otherwise.
     func rateLimit(subject: String, action: RateLimitAction) -> [UInt8] {
-        Array((joined.rateLimit + subject + ":" + action.rawValue).utf8)
+        Array((joined.rateLimit + Self.rateLimitTag(subject) + "}:" + action.rawValue).utf8)
+    }
+
+    static func rateLimitTag(_ subject: String) -> String {
+        subject.hasPrefix("id:") ? String(subject.dropFirst(3)) : subject
     }
 
     /// The `ratelimit:` keys of every bucket a script charges, in the charge's order.
@@ -56,7 +70,7 @@ struct RedisKeys: Sendable {
     /// `pending:{whisperId}` → stream of `message_received` payloads (field `m`), entry ids
     /// are the fetch cursors; entries older than the pending TTL are trimmed.
     var pendingPrefix: String { joined.pending }
-    func pending(_ whisperId: WhisperID) -> [UInt8] { Array((joined.pending + whisperId.string).utf8) }
+    func pending(_ whisperId: WhisperID) -> [UInt8] { Array((joined.pending + whisperId.string + "}").utf8) }
 
     /// `msg:{<to>}:<from>:<messageId lowercase>` → "`entryId` `messageId as the sender spelt it`[ d]":
     /// the idempotency record of one envelope (contract §15: a group message's envelopes share
@@ -80,17 +94,17 @@ struct RedisKeys: Sendable {
 
     /// `events:{whisperId}` → list of frames kept for an offline user (`message_delivered`),
     /// sent after its next login.
-    func events(_ whisperId: WhisperID) -> [UInt8] { Array((joined.events + whisperId.string).utf8) }
+    func events(_ whisperId: WhisperID) -> [UInt8] { Array((joined.events + whisperId.string + "}").utf8) }
 
     /// `route:{whisperId}` → `node:loop:connection` of the socket holding the identity's session.
     var routePrefix: String { joined.route }
-    func route(_ whisperId: WhisperID) -> [UInt8] { Array((joined.route + whisperId.string).utf8) }
+    func route(_ whisperId: WhisperID) -> [UInt8] { Array((joined.route + whisperId.string + "}").utf8) }
 
     // MARK: Presence (PresenceScripts)
 
     /// `presence:{whisperId}` → hash {s: status the peers were last told, t: when (ms)};
     /// TTL `Limits.presenceRecordTTLSeconds`, renewed at every login, logout and announcement.
-    var presencePrefix: String { prefix + "presence:" }
+    var presencePrefix: String { prefix + "presence:{" }
 
     /// `presence-due` → sorted set of users whose status change waits for its announcement,
     /// scored by the time (ms) it becomes due.
@@ -102,31 +116,30 @@ struct RedisKeys: Sendable {
 
     /// `node-users:{nodeId}` → set of users whose sockets that node holds (or held when it
     /// died): whom to announce offline when it dies.
-    var nodeUsersPrefix: String { prefix + "node-users:" }
-    func nodeUsers(_ node: String) -> [UInt8] { bytes("node-users:" + node) }
+    var nodeUsersPrefix: String { prefix + "node-users:{" }
+    func nodeUsers(_ node: String) -> [UInt8] { tagged("node-users", node) }
 
     /// `node:{nodeId}` exists while that node is alive (heartbeat with a short TTL).
     var nodePrefix: String { joined.node }
-    func node(_ id: String) -> [UInt8] { bytes("node:" + id) }
+    func node(_ id: String) -> [UInt8] { tagged("node", id) }
 
     /// `peers:{whisperId}` → sorted set of direct peers, scored by the last message time.
     var peersPrefix: String { joined.peers }
-    func peers(_ whisperId: WhisperID) -> [UInt8] { Array((joined.peers + whisperId.string).utf8) }
+    func peers(_ whisperId: WhisperID) -> [UInt8] { Array((joined.peers + whisperId.string + "}").utf8) }
 
-    /// What the presence scripts build a user's `blocked:` key from (`blocked(_:)`): this, the
-    /// Whisper ID, then `}`.
-    var blockedPrefix: String { prefix + "blocked:{" }
+    /// What the presence scripts build a user's `blocked:` key from (`blocked(_:)`).
+    var blockedPrefix: String { joined.blockedTag }
 
-    /// `typing:{from}:{to}` → set for `Limits.typingMinIntervalMillis` after a relayed signal.
-    func typing(from: WhisperID, to: WhisperID) -> [UInt8] { bytes("typing:" + from.string + ":" + to.string) }
+    /// `typing:{from}:<to>` → set for `Limits.typingMinIntervalMillis` after a relayed signal.
+    func typing(from: WhisperID, to: WhisperID) -> [UInt8] { bytes("typing:{" + from.string + "}:" + to.string) }
 
     /// `push-wake:{whisperId}` → "1" while a wake-up sent to the user coalesces later ones;
     /// TTL = `WHISPER_PUSH_COALESCE_SECONDS`; deleted when the user logs in.
-    func pushWake(_ whisperId: WhisperID) -> [UInt8] { Array((joined.pushWake + whisperId.string).utf8) }
+    func pushWake(_ whisperId: WhisperID) -> [UInt8] { Array((joined.pushWake + whisperId.string + "}").utf8) }
 
     /// `blocked:{whisperId}` → set of the identities this user blocked (a copy of PostgreSQL's
     /// `blocks`, loaded at login and kept in step by block/unblock): what the scripts check.
-    func blocked(_ whisperId: WhisperID) -> [UInt8] { bytes("blocked:{" + whisperId.string + "}") }
+    func blocked(_ whisperId: WhisperID) -> [UInt8] { tagged("blocked", whisperId.string) }
 
     /// `pending-count` → messages in all pending queues (for `whisper_pending_messages`).
     var pendingCount: [UInt8] { Array(joined.pendingCount.utf8) }
@@ -140,17 +153,17 @@ struct RedisKeys: Sendable {
     /// `call:{callId lowercase}` → hash {caller, callee, cid (the id as the caller spelt it),
     /// phase r|a|e (ringing, answered, ended), offer (while ringing), rung 0|1, at (the route
     /// of the socket the offer was last written to)}.
-    var callPrefix: String { prefix + "call:" }
-    func call(_ id: CanonicalUUID) -> [UInt8] { bytes("call:" + id.string) }
+    var callPrefix: String { prefix + "call:{" }
+    func call(_ id: CanonicalUUID) -> [UInt8] { tagged("call", id.string) }
 
     /// `call-ice:{callId}` → list of the caller's `call_ice_candidate` frames while it rings,
     /// delivered after the held offer.
-    var callCandidatesPrefix: String { prefix + "call-ice:" }
-    func callCandidates(_ id: CanonicalUUID) -> [UInt8] { bytes("call-ice:" + id.string) }
+    var callCandidatesPrefix: String { prefix + "call-ice:{" }
+    func callCandidates(_ id: CanonicalUUID) -> [UInt8] { tagged("call-ice", id.string) }
 
     /// `calls-held:{whisperId}` → sorted set of calls ringing for the user, scored by deadline.
-    var heldCallsPrefix: String { prefix + "calls-held:" }
-    func heldCalls(_ whisperId: WhisperID) -> [UInt8] { bytes("calls-held:" + whisperId.string) }
+    var heldCallsPrefix: String { prefix + "calls-held:{" }
+    func heldCalls(_ whisperId: WhisperID) -> [UInt8] { tagged("calls-held", whisperId.string) }
 
     /// `calls:deadlines` → sorted set of ringing calls by ring deadline (ms), swept by every node.
     var callDeadlines: [UInt8] { bytes("calls:deadlines") }
@@ -178,7 +191,7 @@ struct RedisKeys: Sendable {
 
     /// `group-epoch:{groupId}` → the group's membership epoch, a token replaced by every
     /// announced change (docs/protocol.md "Groups"); deleted with the group. No TTL: one small key per group.
-    func groupEpoch(_ groupId: GroupID) -> [UInt8] { Array((joined.groupEpoch + groupId.string).utf8) }
+    func groupEpoch(_ groupId: GroupID) -> [UInt8] { Array((joined.groupEpoch + groupId.string + "}").utf8) }
 
     /// Pub/sub channel of group changes (payload: the groupId), listened to by every node:
     /// each loop drops the group from its membership cache.
@@ -193,4 +206,7 @@ struct RedisKeys: Sendable {
     var attachmentGCLease: [UInt8] { bytes("attachment-gc-lease") }
 
     private func bytes(_ suffix: String) -> [UInt8] { Array((prefix + suffix).utf8) }
+
+    /// `<family>:{<id>}`.
+    private func tagged(_ family: String, _ id: String) -> [UInt8] { Array((prefix + family + ":{" + id + "}").utf8) }
 }
