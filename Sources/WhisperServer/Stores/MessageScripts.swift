@@ -52,14 +52,28 @@ enum MessageScripts {
 
         """
 
-    /// KEYS: 1 msg:{to}:from:id, 2 pending:{to}, 3 route:{to}, 4 peers:{from}, 5 peers:{to},
-    /// 6 pending-count, 7 pending-index, 8 push-wake:{to}, 9 blocked:{to}, [10 group-epoch:{groupId},
-    /// 11 group-charge:{from}:groupId:id for a group message,] then the SEND rate-limit logs.
-    /// ARGV: 1 to, 2 from, 3 payload, 4 pending TTL ms, 5 peer TTL ms, 6 max pending,
-    /// 7 this node, 8 node key prefix, 9 delivery channel prefix, 10 received-at µs,
-    /// 11 rate-limit hit name, 12 the group epoch the membership was checked under ('' for a
-    /// direct message), 13 push coalescing window ms ('0': no push), 14 the messageId as the
-    /// sender spelt it, 15… count/window pairs of the rate-limit logs.
+    enum AcceptKey: String, ScriptNames {
+        /// `msg:{to}:from:id`, `pending:{to}`, `route:{to}`, `peers:{from}`, `peers:{to}`.
+        case record, pending, route, senderPeers, recipientPeers
+        case pendingCount, pendingIndex
+        /// `push-wake:{to}`, `blocked:{to}`.
+        case pushWake, blocked
+    }
+
+    enum AcceptArgument: String, ScriptNames {
+        case to, from, payload, pendingTTL, peerTTL, maxPending, receivedAtMicros
+        /// The rate-limit hit's name.
+        case hit
+        /// The group epoch the membership was checked under ('' for a direct message).
+        case epoch
+        /// Push coalescing window ms ('0': no push).
+        case wakeWindow
+        /// The messageId as the sender spelt it.
+        case spelt
+    }
+
+    /// After the names: KEYS `group-epoch:{groupId}` and `group-charge:{from}:groupId:id` for a
+    /// group message, then the SEND rate-limit logs; ARGV their count/window pairs.
     /// Returns {4} group membership changed, {3, wait ms} rate limited, {5} dropped (the
     /// recipient blocked the sender), {1} duplicate, {2} queue full, {0, entryId, routing, woke}:
     /// woke = 1 when the recipient is offline and this call claimed its push window (`SET NX
@@ -67,40 +81,37 @@ enum MessageScripts {
     /// first: a stale check charges nothing (docs/protocol.md "Groups"). A group message is
     /// charged once: the first of its envelopes to pass the limit marks the group-charge key,
     /// and the others skip the limit (contract §15).
-    static let accept = RedisScript(source: prelude + RedisRateLimitStore.lua + """
-        local record, pending, route_key = KEYS[1], KEYS[2], KEYS[3]
-        local pending_count, pending_index, push_wake, blocked = KEYS[6], KEYS[7], KEYS[8], KEYS[9]
-        local to, from, payload, spelt = ARGV[1], ARGV[2], ARGV[3], ARGV[14]
-        local ttl = tonumber(ARGV[4])
+    static let accept = RedisScript(keys: AcceptKey.self, arguments: AcceptArgument.self, RouteArgument.self,
+                                    prelude: prelude + RedisRateLimitStore.lua, """
+        local ttl = tonumber(a_pendingTTL)
         local now = now_ms()
-        local first_limit, group_charge = 10, nil
-        if ARGV[12] ~= '' then
-          if (redis.call('GET', KEYS[10]) or '\(GroupScripts.noEpoch)') ~= ARGV[12] then return {4} end
-          first_limit, group_charge = 12, KEYS[11]
+        local first_limit, group_charge = k_rest, nil
+        if a_epoch ~= '' then
+          if (redis.call('GET', KEYS[k_rest]) or '\(GroupScripts.noEpoch)') ~= a_epoch then return {4} end
+          first_limit, group_charge = k_rest + 2, KEYS[k_rest + 1]
         end
         if not group_charge or redis.call('EXISTS', group_charge) == 0 then
-          local wait = rate_limit(KEYS, first_limit, ARGV[11], ARGV, 15, now)
+          local wait = rate_limit(KEYS, first_limit, a_hit, ARGV, a_rest, now)
           if wait > 0 then return {3, wait} end
           if group_charge then redis.call('SET', group_charge, '1', 'PX', ttl) end
         end
-        if redis.call('SISMEMBER', blocked, from) == 1 then return {5} end
-        if redis.call('EXISTS', record) == 1 then return {1} end
+        if redis.call('SISMEMBER', k_blocked, a_from) == 1 then return {5} end
+        if redis.call('EXISTS', k_record) == 1 then return {1} end
         -- Expired entries are trimmed by fetch and by the sweeper, not here: the cap may
         -- count a few of them, which only makes it stricter.
-        if redis.call('XLEN', pending) >= tonumber(ARGV[6]) then return {2} end
-        local id = redis.call('XADD', pending, '*', 'm', payload)
-        redis.call('PEXPIRE', pending, ttl + 3600000)
-        redis.call('SET', record, id .. ' ' .. spelt, 'PX', ttl)
-        redis.call('INCR', pending_count)
-        redis.call('ZADD', pending_index, now, to)
-        local peer_ttl = tonumber(ARGV[5])
+        if redis.call('XLEN', k_pending) >= tonumber(a_maxPending) then return {2} end
+        local id = redis.call('XADD', k_pending, '*', 'm', a_payload)
+        redis.call('PEXPIRE', k_pending, ttl + 3600000)
+        redis.call('SET', k_record, id .. ' ' .. a_spelt, 'PX', ttl)
+        redis.call('INCR', k_pendingCount)
+        redis.call('ZADD', k_pendingIndex, now, a_to)
+        local peer_ttl = tonumber(a_peerTTL)
         -- A pair that talks keeps its score (and the set its TTL) refreshed at most once per
         -- 1/1000 of the window (43 min of 30 days): a read per message instead of two writes
         -- (fewer commands, and a smaller AOF). Every write is a ZADD with its PEXPIRE, so the
         -- set lives at least the window past its newest score.
         local stale = now - math.floor(peer_ttl / 1000)
-        for i, peer in ipairs({to, from}) do
-          local key = KEYS[3 + i]
+        local function refresh(key, peer)
           local seen = redis.call('ZSCORE', key, peer)
           if not seen or tonumber(seen) < stale then
             -- Old peers are pruned when a new one joins (rare next to messages).
@@ -109,10 +120,12 @@ enum MessageScripts {
             redis.call('PEXPIRE', key, peer_ttl)
           end
         end
-        local frame = function() return \(lua(MessageFrames.messageReceivedPrefix)) .. payload .. \(lua(MessageFrames.messageReceivedSuffix)) end
-        local where = route(route_key, to, 'm', ARGV[10], frame, ARGV[7], ARGV[8], ARGV[9])
+        refresh(k_senderPeers, a_to)
+        refresh(k_recipientPeers, a_from)
+        local frame = function() return \(lua(MessageFrames.messageReceivedPrefix)) .. a_payload .. \(lua(MessageFrames.messageReceivedSuffix)) end
+        local where = route(k_route, a_to, 'm', a_receivedAtMicros, frame, a_node, a_nodePrefix, a_channelPrefix)
         local woke = 0
-        if where == 'offline' and ARGV[13] ~= '0' and redis.call('SET', push_wake, '1', 'NX', 'PX', ARGV[13]) then
+        if where == 'offline' and a_wakeWindow ~= '0' and redis.call('SET', k_pushWake, '1', 'NX', 'PX', a_wakeWindow) then
           woke = 1
         end
         return {0, id, where, woke}
@@ -128,90 +141,124 @@ enum MessageScripts {
         return literal + "'"
     }
 
-    /// KEYS: 1 pending:{user}, 2 pending-count. ARGV: 1 start ('-' or '(' .. cursor),
-    /// 2 count, 3 pending TTL ms. Returns XRANGE entries.
-    static let fetch = RedisScript(source: prelude + """
-        trim(KEYS[1], KEYS[2], now_ms() - tonumber(ARGV[3]))
-        return redis.call('XRANGE', KEYS[1], ARGV[1], '+', 'COUNT', ARGV[2])
+    enum FetchKey: String, ScriptNames { case pending, pendingCount }
+    enum FetchArgument: String, ScriptNames {
+        /// '-' or '(' .. cursor.
+        case start, count, pendingTTL
+    }
+
+    /// Returns XRANGE entries.
+    static let fetch = RedisScript(keys: FetchKey.self, arguments: FetchArgument.self, prelude: prelude, """
+        trim(k_pending, k_pendingCount, now_ms() - tonumber(a_pendingTTL))
+        return redis.call('XRANGE', k_pending, a_start, '+', 'COUNT', a_count)
         """)
 
-    /// KEYS: 1 msg:{recipient}:sender:id, 2 pending:{recipient}, 3 route:{sender},
-    /// 4 events:{sender}, 5 pending-count, 6 msg:sender:id (the record of a message accepted
-    /// before 2026-11-26, `RedisKeys.legacyMessage`).
-    /// ARGV: 1 recipient, 2 status, 3 and 4 the notification frame before and after its
-    /// messageId, 5 this node, 6 node key prefix, 7 delivery channel prefix, 8 event TTL ms,
-    /// 9 max events, 10 sender, 11 the messageId as the receipt spelt it (for a legacy record,
-    /// which did not keep the sender's spelling).
+    enum ReceiptKey: String, ScriptNames {
+        /// `msg:{recipient}:sender:id`, `pending:{recipient}`, `route:{sender}`, `events:{sender}`.
+        case record, pending, senderRoute, senderEvents, pendingCount
+        /// `msg:sender:id`: the record of a message accepted before 2026-11-26 (`RedisKeys.legacyMessage`).
+        case legacyRecord
+    }
+
+    enum ReceiptArgument: String, ScriptNames {
+        case recipient, status
+        /// The notification frame before and after its messageId.
+        case head, tail
+        case eventTTL, maxEvents, sender
+        /// The messageId as the receipt spelt it (for a legacy record, which did not keep the
+        /// sender's spelling).
+        case spelt
+    }
+
     /// Returns {0} unknown, {2} repeated delivered receipt, {1, removed, routing, messageId as
     /// the sender spelt it} where routing 'offline' means the frame was kept in the sender's
     /// event queue.
-    static let receipt = RedisScript(source: prelude + """
-        local record = KEYS[1]
+    static let receipt = RedisScript(keys: ReceiptKey.self, arguments: ReceiptArgument.self, RouteArgument.self,
+                                     prelude: prelude, """
+        local record = k_record
         local v = redis.call('GET', record)
         local entry, spelt, state
         if v then
           entry, spelt, state = string.match(v, '^(%S+) (%S+) ?(%S*)$')
         else
-          record = KEYS[6]
+          record = k_legacyRecord
           v = redis.call('GET', record)
           if not v then return {0} end
           local recipient
           recipient, entry, state = string.match(v, '^(%S+) (%S+) ?(%S*)$')
-          if recipient ~= ARGV[1] then return {0} end
-          spelt = ARGV[11]
+          if recipient ~= a_recipient then return {0} end
+          spelt = a_spelt
         end
         local removed = 0
-        if ARGV[2] == 'delivered' then
+        if a_status == 'delivered' then
           if state == 'd' then return {2} end
-          removed = redis.call('XDEL', KEYS[2], entry)
-          if removed > 0 then redis.call('DECR', KEYS[5]) end
+          removed = redis.call('XDEL', k_pending, entry)
+          if removed > 0 then redis.call('DECR', k_pendingCount) end
           redis.call('SET', record, v .. ' d', 'KEEPTTL')
         end
-        local notification = ARGV[3] .. spelt .. ARGV[4]
+        local notification = a_head .. spelt .. a_tail
         local frame = function() return notification end
-        local where = route(KEYS[3], ARGV[10], 'e', '0', frame, ARGV[5], ARGV[6], ARGV[7])
-        if where == 'offline' then keep(KEYS[4], notification, ARGV[8], ARGV[9]) end
+        local where = route(k_senderRoute, a_sender, 'e', '0', frame, a_node, a_nodePrefix, a_channelPrefix)
+        if where == 'offline' then keep(k_senderEvents, notification, a_eventTTL, a_maxEvents) end
         return {1, removed, where, spelt}
         """)
 
-    /// A typing signal: KEYS: 1 peers:{from}, 2 typing:{from}:{to}, 3 route:{to}, 4 blocked:{to},
-    /// 5… TYPING rate-limit logs. ARGV: 1 to, 2 frame, 3 min interval ms, 4 peer window ms, 5 this
-    /// node, 6 node key prefix, 7 delivery channel prefix, 8 rate-limit hit name, 9 from, 10…
+    enum TypingKey: String, ScriptNames {
+        /// `peers:{from}`, `typing:{from}:to`, `route:{to}`, `blocked:{to}`.
+        case senderPeers, typing, route, blocked
+    }
+
+    enum TypingArgument: String, ScriptNames {
+        case to, frame, minInterval, peerWindow
+        /// The rate-limit hit's name.
+        case hit
+        case from
+    }
+
+    /// A typing signal; after the names, KEYS are the TYPING rate-limit logs and ARGV their
     /// count/window pairs.
     /// Returns {3, wait ms} rate limited, {1} not a direct peer, {2} throttled, {4} `to` blocked
     /// `from` (docs/protocol.md "Blocking"), {0, routing}.
     /// Routed as kind 's': a node that finds the socket gone drops it, nothing is kept.
-    static let typing = RedisScript(source: prelude + RedisRateLimitStore.lua + """
+    static let typing = RedisScript(keys: TypingKey.self, arguments: TypingArgument.self, RouteArgument.self,
+                                    prelude: prelude + RedisRateLimitStore.lua, """
         local now = now_ms()
-        local wait = rate_limit(KEYS, 5, ARGV[8], ARGV, 10, now)
+        local wait = rate_limit(KEYS, k_rest, a_hit, ARGV, a_rest, now)
         if wait > 0 then return {3, wait} end
-        local seen = redis.call('ZSCORE', KEYS[1], ARGV[1])
-        if not seen or tonumber(seen) < now - tonumber(ARGV[4]) then return {1} end
-        if redis.call('SISMEMBER', KEYS[4], ARGV[9]) == 1 then return {4} end
-        if not redis.call('SET', KEYS[2], '1', 'PX', ARGV[3], 'NX') then return {2} end
-        local frame = function() return ARGV[2] end
-        return {0, route(KEYS[3], ARGV[1], 's', '0', frame, ARGV[5], ARGV[6], ARGV[7])}
+        local seen = redis.call('ZSCORE', k_senderPeers, a_to)
+        if not seen or tonumber(seen) < now - tonumber(a_peerWindow) then return {1} end
+        if redis.call('SISMEMBER', k_blocked, a_from) == 1 then return {4} end
+        if not redis.call('SET', k_typing, '1', 'PX', a_minInterval, 'NX') then return {2} end
+        local frame = function() return a_frame end
+        return {0, route(k_route, a_to, 's', '0', frame, a_node, a_nodePrefix, a_channelPrefix)}
         """)
 
-    /// KEYS: 1 events:{user}. ARGV: 1 frame, 2 event TTL ms, 3 max events.
-    static let keepEvent = RedisScript(source: prelude + """
-        keep(KEYS[1], ARGV[1], ARGV[2], ARGV[3])
+    enum KeepEventKey: String, ScriptNames { case events }
+    enum KeepEventArgument: String, ScriptNames { case frame, eventTTL, maxEvents }
+
+    static let keepEvent = RedisScript(keys: KeepEventKey.self, arguments: KeepEventArgument.self, prelude: prelude, """
+        keep(k_events, a_frame, a_eventTTL, a_maxEvents)
         return 1
         """)
 
-    /// Node heartbeat and pending-queue sweeper: KEYS: 1 node:{id}, 2 pending-index,
-    /// 3 pending-count. ARGV: 1 node TTL ms, 2 pending TTL ms, 3 pending key prefix,
-    /// 4 batch size. Drops queues whose newest message expired; answers the pending count.
-    static let heartbeat = RedisScript(source: prelude + """
-        redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
-        local cutoff = now_ms() - tonumber(ARGV[2])
-        local users = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', cutoff, 'LIMIT', 0, tonumber(ARGV[4]))
+    enum HeartbeatKey: String, ScriptNames {
+        /// `node:{id}`.
+        case node, pendingIndex, pendingCount
+    }
+    enum HeartbeatArgument: String, ScriptNames { case nodeTTL, pendingTTL, pendingPrefix, batch }
+
+    /// Node heartbeat and pending-queue sweeper: drops queues whose newest message expired;
+    /// answers the pending count.
+    static let heartbeat = RedisScript(keys: HeartbeatKey.self, arguments: HeartbeatArgument.self, prelude: prelude, """
+        redis.call('SET', k_node, '1', 'PX', a_nodeTTL)
+        local cutoff = now_ms() - tonumber(a_pendingTTL)
+        local users = redis.call('ZRANGEBYSCORE', k_pendingIndex, '-inf', cutoff, 'LIMIT', 0, tonumber(a_batch))
         for _, user in ipairs(users) do
-          local key = tagged(ARGV[3], user)
-          trim(key, KEYS[3], cutoff)
+          local key = tagged(a_pendingPrefix, user)
+          trim(key, k_pendingCount, cutoff)
           if redis.call('XLEN', key) == 0 then redis.call('DEL', key) end
-          redis.call('ZREM', KEYS[2], user)
+          redis.call('ZREM', k_pendingIndex, user)
         end
-        return tonumber(redis.call('GET', KEYS[3]) or '0')
+        return tonumber(redis.call('GET', k_pendingCount) or '0')
         """)
 }

@@ -38,33 +38,41 @@ final class RedisMessageStore: MessageStore {
     func accept(_ message: MessageAcceptance, completion: @escaping StoreCompletion<AcceptOutcome>) {
         // Written straight into one command: this runs for every message (docs/benchmarks.md).
         let call = RedisScriptCall(MessageScripts.accept, capacity: 512 + message.deliveryPayload.count, keys: { command in
-            keys.message(to: message.to, from: message.from, id: message.messageId, into: &command)
-            keys.pending(message.to, into: &command)
-            keys.route(message.to, into: &command)
-            keys.peers(message.from, into: &command)
-            keys.peers(message.to, into: &command)
-            command.append(keys.joined.pendingCount)
-            command.append(keys.joined.pendingIndex)
-            keys.pushWake(message.to, into: &command)
-            keys.blocked(message.to, into: &command)
+            command.write(MessageScripts.AcceptKey.self) { name, command in
+                switch name {
+                case .record: keys.message(to: message.to, from: message.from, id: message.messageId, into: &command)
+                case .pending: keys.pending(message.to, into: &command)
+                case .route: keys.route(message.to, into: &command)
+                case .senderPeers: keys.peers(message.from, into: &command)
+                case .recipientPeers: keys.peers(message.to, into: &command)
+                case .pendingCount: command.append(keys.joined.pendingCount)
+                case .pendingIndex: command.append(keys.joined.pendingIndex)
+                case .pushWake: keys.pushWake(message.to, into: &command)
+                case .blocked: keys.blocked(message.to, into: &command)
+                }
+            }
             if let group = message.group {
                 keys.groupEpoch(group.groupId, into: &command)
                 keys.groupCharge(from: message.from, groupId: group.groupId, id: message.messageId, into: &command)
             }
             keys.rateLimits(message.rateLimit.buckets, into: &command)
         }, arguments: { command in
-            command.append(message.to.string)
-            command.append(message.from.string)
-            command.append(message.deliveryPayload)
-            command.append(settings.pendingTTLMillis)
-            command.append(settings.peerTTLMillis)
-            command.append(settings.maxPendingPerUser)
-            keys.routing(from: node, into: &command)
-            command.append(message.receivedAtMicros)
-            command.append(message.rateLimit.nonce)
-            command.append(message.group?.epoch ?? "")
-            command.append(message.wakeWindowMillis ?? 0)
-            command.append(message.messageIdText)
+            command.write(MessageScripts.AcceptArgument.self) { name, command in
+                switch name {
+                case .to: command.append(message.to.string)
+                case .from: command.append(message.from.string)
+                case .payload: command.append(message.deliveryPayload)
+                case .pendingTTL: command.append(settings.pendingTTLMillis)
+                case .peerTTL: command.append(settings.peerTTLMillis)
+                case .maxPending: command.append(settings.maxPendingPerUser)
+                case .receivedAtMicros: command.append(message.receivedAtMicros)
+                case .hit: command.append(message.rateLimit.nonce)
+                case .epoch: command.append(message.group?.epoch ?? "")
+                case .wakeWindow: command.append(message.wakeWindowMillis ?? 0)
+                case .spelt: command.append(message.messageIdText)
+                }
+            }
+            command.write(RouteArgument.self) { name, command in keys.write(name, node: node, into: &command) }
             RedisRateLimitStore.limitArguments(message.rateLimit.buckets, into: &command)
         })
         redis.evalScript(call, retryOnce: true, reading: { result in
@@ -88,8 +96,19 @@ final class RedisMessageStore: MessageStore {
     func fetch(_ recipient: WhisperID, after cursor: PendingCursor?, limit: Int,
                completion: @escaping StoreCompletion<PendingPage>) {
         let start = cursor.map { "(" + $0.text } ?? "-"
-        let arguments = [Array(start.utf8), Self.text(Int64(limit) + 1), Self.text(settings.pendingTTLMillis)]
-        redis.evalScript(MessageScripts.fetch, keys: [keys.pending(recipient), keys.pendingCount], arguments: arguments, retryOnce: true) { result in
+        let call = RedisScriptCall(MessageScripts.fetch, keys: { (name: MessageScripts.FetchKey) in
+            switch name {
+            case .pending: keys.pending(recipient)
+            case .pendingCount: keys.pendingCount
+            }
+        }, arguments: { (name: MessageScripts.FetchArgument) in
+            switch name {
+            case .start: Array(start.utf8)
+            case .count: Self.text(Int64(limit) + 1)
+            case .pendingTTL: Self.text(settings.pendingTTLMillis)
+            }
+        })
+        redis.evalScript(call, retryOnce: true) { result in
             completion(RedisReplies.value(result).flatMap { value in
                 guard let entries = value.array else { return .failure(RedisReplies.unexpected(value)) }
                 var messages: [(cursor: PendingCursor, payload: [UInt8])] = []
@@ -108,22 +127,30 @@ final class RedisMessageStore: MessageStore {
 
     func applyReceipt(_ receipt: ReceiptApplication, completion: @escaping StoreCompletion<ReceiptOutcome>) {
         let call = RedisScriptCall(MessageScripts.receipt, capacity: 640, keys: { command in
-            keys.message(to: receipt.recipient, from: receipt.sender, id: receipt.messageId, into: &command)
-            keys.pending(receipt.recipient, into: &command)
-            keys.route(receipt.sender, into: &command)
-            keys.events(receipt.sender, into: &command)
-            command.append(keys.joined.pendingCount)
-            keys.legacyMessage(from: receipt.sender, id: receipt.messageId, into: &command)
+            command.write(MessageScripts.ReceiptKey.self) { name, command in
+                switch name {
+                case .record: keys.message(to: receipt.recipient, from: receipt.sender, id: receipt.messageId, into: &command)
+                case .pending: keys.pending(receipt.recipient, into: &command)
+                case .senderRoute: keys.route(receipt.sender, into: &command)
+                case .senderEvents: keys.events(receipt.sender, into: &command)
+                case .pendingCount: command.append(keys.joined.pendingCount)
+                case .legacyRecord: keys.legacyMessage(from: receipt.sender, id: receipt.messageId, into: &command)
+                }
+            }
         }, arguments: { command in
-            command.append(receipt.recipient.string)
-            command.append(receipt.status.rawValue)
-            command.append(receipt.notification.head)
-            command.append(receipt.notification.tail)
-            keys.routing(from: node, into: &command)
-            command.append(settings.eventTTLMillis)
-            command.append(settings.maxEventsPerUser)
-            command.append(receipt.sender.string)
-            command.append(receipt.messageIdText)
+            command.write(MessageScripts.ReceiptArgument.self) { name, command in
+                switch name {
+                case .recipient: command.append(receipt.recipient.string)
+                case .status: command.append(receipt.status.rawValue)
+                case .head: command.append(receipt.notification.head)
+                case .tail: command.append(receipt.notification.tail)
+                case .eventTTL: command.append(settings.eventTTLMillis)
+                case .maxEvents: command.append(settings.maxEventsPerUser)
+                case .sender: command.append(receipt.sender.string)
+                case .spelt: command.append(receipt.messageIdText)
+                }
+            }
+            command.write(RouteArgument.self) { name, command in keys.write(name, node: node, into: &command) }
         })
         redis.evalScript(call, retryOnce: true, reading: { result in
             completion(RedisReplies.tagged(result) { status, reply -> ReceiptOutcome? in
@@ -154,8 +181,15 @@ final class RedisMessageStore: MessageStore {
     }
 
     func keepEvent(_ frame: [UInt8], for user: WhisperID, completion: @escaping StoreCompletion<Void>) {
-        let arguments = [frame, Self.text(settings.eventTTLMillis), Self.text(Int64(settings.maxEventsPerUser))]
-        redis.evalScript(MessageScripts.keepEvent, keys: [keys.events(user)], arguments: arguments) { result in
+        let call = RedisScriptCall(MessageScripts.keepEvent, keys: { (_: MessageScripts.KeepEventKey) in keys.events(user) },
+                                   arguments: { (name: MessageScripts.KeepEventArgument) in
+            switch name {
+            case .frame: frame
+            case .eventTTL: Self.text(settings.eventTTLMillis)
+            case .maxEvents: Self.text(Int64(settings.maxEventsPerUser))
+            }
+        })
+        redis.evalScript(call) { result in
             completion(RedisReplies.value(result).map { _ in () })
         }
     }

@@ -129,10 +129,21 @@ final class RedisPresence {
     /// Renews this node's liveness key, sweeps pending queues that expired whole, and
     /// answers the number of pending messages on all nodes.
     func heartbeat(completion: @escaping StoreCompletion<Int64>) {
-        let arguments: [[UInt8]] = [Array(String(settings.nodeTTLMillis).utf8), Array(String(settings.pendingTTLMillis).utf8),
-                                    Array(keys.pendingPrefix.utf8), Array(String(settings.sweepBatch).utf8)]
-        redis.evalScript(MessageScripts.heartbeat, keys: [keys.node(node), keys.pendingIndex, keys.pendingCount],
-                         arguments: arguments) { result in
+        let call = RedisScriptCall(MessageScripts.heartbeat, keys: { (name: MessageScripts.HeartbeatKey) in
+            switch name {
+            case .node: keys.node(node)
+            case .pendingIndex: keys.pendingIndex
+            case .pendingCount: keys.pendingCount
+            }
+        }, arguments: { (name: MessageScripts.HeartbeatArgument) in
+            switch name {
+            case .nodeTTL: Array(String(settings.nodeTTLMillis).utf8)
+            case .pendingTTL: Array(String(settings.pendingTTLMillis).utf8)
+            case .pendingPrefix: Array(keys.pendingPrefix.utf8)
+            case .batch: Array(String(settings.sweepBatch).utf8)
+            }
+        })
+        redis.evalScript(call) { result in
             completion(RedisReplies.value(result).flatMap { value in
                 guard let count = value.integer else { return .failure(RedisReplies.unexpected(value)) }
                 return .success(count)

@@ -17,14 +17,25 @@ final class RedisTypingStore: TypingStore {
     }
 
     func relay(_ signal: TypingSignal, minIntervalMillis: Int64, completion: @escaping StoreCompletion<TypingOutcome>) {
-        let scriptKeys = [keys.peers(signal.from), keys.typing(from: signal.from, to: signal.to), keys.route(signal.to),
-                          keys.blocked(signal.to)] + keys.rateLimits(signal.rateLimit.buckets)
-        let arguments: [[UInt8]] = [
-            Array(signal.to.string.utf8), signal.frame, RedisMessageStore.text(minIntervalMillis),
-            RedisMessageStore.text(peerWindowMillis),
-        ] + keys.routing(from: node) + [Array(signal.rateLimit.nonce.utf8), Array(signal.from.string.utf8)]
-            + RedisRateLimitStore.limitArguments(signal.rateLimit.buckets)
-        redis.evalScript(MessageScripts.typing, keys: scriptKeys, arguments: arguments) { result in
+        let call = RedisScriptCall(MessageScripts.typing, keys: { (name: MessageScripts.TypingKey) in
+            switch name {
+            case .senderPeers: keys.peers(signal.from)
+            case .typing: keys.typing(from: signal.from, to: signal.to)
+            case .route: keys.route(signal.to)
+            case .blocked: keys.blocked(signal.to)
+            }
+        }, arguments: { (name: MessageScripts.TypingArgument) in
+            switch name {
+            case .to: Array(signal.to.string.utf8)
+            case .frame: signal.frame
+            case .minInterval: RedisMessageStore.text(minIntervalMillis)
+            case .peerWindow: RedisMessageStore.text(peerWindowMillis)
+            case .hit: Array(signal.rateLimit.nonce.utf8)
+            case .from: Array(signal.from.string.utf8)
+            }
+        }, moreKeys: keys.rateLimits(signal.rateLimit.buckets),
+           moreArguments: keys.routeArguments(node: node) + RedisRateLimitStore.limitArguments(signal.rateLimit.buckets))
+        redis.evalScript(call) { result in
             completion(RedisReplies.tagged(result) { status, items -> TypingOutcome? in
                 switch status {
                 case 1: return .notPeer
