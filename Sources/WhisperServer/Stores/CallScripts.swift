@@ -45,69 +45,89 @@ enum CallScripts {
 
         """
 
-    /// KEYS: 1 call:{id}, 2 route:{callee}, 3 calls:deadlines, 4 calls-held:{callee},
-    /// 5 blocked:{callee}, 6 calls:confirm, 7… CALL rate-limit logs. ARGV: 1 caller, 2 callee,
-    /// 3 callId as spelt, 4 callId, 5 offer frame, 6 ring timeout ms, 7 ringing-state TTL ms,
-    /// 8 confirmation timeout ms, 9 this node, 10 node key prefix, 11 delivery channel prefix,
-    /// 12 rate-limit hit name, 13… count/window pairs.
+    enum InitiateKey: String, ScriptNames {
+        /// `call:{id}`, `route:{callee}`, `calls:deadlines`, `calls-held:{callee}`,
+        /// `blocked:{callee}`, `calls:confirm`.
+        case call, route, deadlines, held, blocked, confirmDeadlines
+    }
+
+    enum InitiateArgument: String, ScriptNames {
+        /// `spelt`: the callId as the caller spelt it; `offer`: its frame; the durations in ms.
+        case caller, callee, spelt, callId, offer, ringTimeout, ringingTTL, confirmTimeout
+        /// The rate-limit hit's name.
+        case hit
+    }
+
+    /// After the names: KEYS the CALL rate-limit logs, ARGV their count/window pairs.
     /// Returns {3, wait ms} rate limited, {2} callId in use, {4} the callee blocked the caller
     /// (a `blk` call: nothing held or routed), {0, routing}.
-    static let initiate = RedisScript(source: MessageScripts.prelude + RedisRateLimitStore.lua + """
+    static let initiate = RedisScript(keys: InitiateKey.self, arguments: InitiateArgument.self, RouteArgument.self,
+                                      prelude: MessageScripts.prelude + RedisRateLimitStore.lua, """
         local now = now_ms()
-        local wait = rate_limit(KEYS, 7, ARGV[12], ARGV, 13, now)
+        local wait = rate_limit(KEYS, k_rest, a_hit, ARGV, a_rest, now)
         if wait > 0 then return {3, wait} end
         -- A callId is single-use: an offer never takes over a live or recently ended call.
-        if redis.call('EXISTS', KEYS[1]) == 1 then return {2} end
-        local deadline = now + tonumber(ARGV[6])
-        if redis.call('SISMEMBER', KEYS[5], ARGV[1]) == 1 then
-          redis.call('HSET', KEYS[1], 'caller', ARGV[1], 'callee', ARGV[2], 'cid', ARGV[3], 'phase', 'r', 'blk', '1')
-          redis.call('PEXPIRE', KEYS[1], ARGV[7])
-          redis.call('ZADD', KEYS[3], deadline, ARGV[4])
+        if redis.call('EXISTS', k_call) == 1 then return {2} end
+        local deadline = now + tonumber(a_ringTimeout)
+        if redis.call('SISMEMBER', k_blocked, a_caller) == 1 then
+          redis.call('HSET', k_call, 'caller', a_caller, 'callee', a_callee, 'cid', a_spelt, 'phase', 'r', 'blk', '1')
+          redis.call('PEXPIRE', k_call, a_ringingTTL)
+          redis.call('ZADD', k_deadlines, deadline, a_callId)
           return {4}
         end
-        redis.call('HSET', KEYS[1], 'caller', ARGV[1], 'callee', ARGV[2], 'cid', ARGV[3], 'phase', 'r',
-                   'offer', ARGV[5], 'rung', '0')
-        redis.call('PEXPIRE', KEYS[1], ARGV[7])
-        redis.call('ZADD', KEYS[3], deadline, ARGV[4])
-        redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
-        redis.call('ZADD', KEYS[4], deadline, ARGV[4])
-        redis.call('PEXPIRE', KEYS[4], ARGV[7])
-        local where = route(KEYS[2], ARGV[2], 's', '0', function() return ARGV[5] end, ARGV[9], ARGV[10], ARGV[11])
+        redis.call('HSET', k_call, 'caller', a_caller, 'callee', a_callee, 'cid', a_spelt, 'phase', 'r',
+                   'offer', a_offer, 'rung', '0')
+        redis.call('PEXPIRE', k_call, a_ringingTTL)
+        redis.call('ZADD', k_deadlines, deadline, a_callId)
+        redis.call('ZREMRANGEBYSCORE', k_held, '-inf', now)
+        redis.call('ZADD', k_held, deadline, a_callId)
+        redis.call('PEXPIRE', k_held, a_ringingTTL)
+        local where = route(k_route, a_callee, 's', '0', function() return a_offer end, a_node, a_nodePrefix, a_channelPrefix)
         -- `at`: the socket the offer reached, so a login still finishing there is not sent it
         -- twice. That socket only looks live: unconfirmed by the deadline, the callee is pushed.
         if where ~= 'offline' then
-          redis.call('HSET', KEYS[1], 'at', redis.call('GET', KEYS[2]))
-          redis.call('ZADD', KEYS[6], now + tonumber(ARGV[8]), ARGV[4])
+          redis.call('HSET', k_call, 'at', redis.call('GET', k_route))
+          redis.call('ZADD', k_confirmDeadlines, now + tonumber(a_confirmTimeout), a_callId)
         end
         return {0, where}
         """)
 
-    /// `call_answer`, `call_ice_candidate`, `call_end`.
-    /// KEYS: 1 call:{id}, 2 route:{to}, 3 calls:deadlines, 4 call-ice:{id}, 5 calls-held:{from},
-    /// 6 calls-held:{to}, 7… CALL rate-limit logs.
-    /// ARGV: 1 kind answer|ice|end, 2 from, 3 to, 4 callId, 5 frame, 6 answered TTL ms,
-    /// 7 ended TTL ms, 8 this node, 9 node key prefix, 10 delivery channel prefix, 11 events
-    /// prefix, 12 route prefix, 13 event TTL ms, 14 max events, 15 max held candidates,
-    /// 16 rate-limit hit name, 17… count/window pairs.
+    enum SignalKey: String, ScriptNames {
+        /// `call:{id}`, `route:{to}`, `calls:deadlines`, `call-ice:{id}`, `calls-held:{from}`,
+        /// `calls-held:{to}`.
+        case call, route, deadlines, candidates, fromHeld, toHeld
+    }
+
+    enum SignalArgument: String, ScriptNames {
+        /// `kind`: answer|ice|end; the TTLs in ms; `maxCandidates`: held ICE candidates at most.
+        case kind, from, to, callId, frame, answeredTTL, endedTTL
+        case eventsPrefix, routePrefix, eventTTL, maxEvents, maxCandidates
+        /// The rate-limit hit's name.
+        case hit
+    }
+
+    /// `call_answer`, `call_ice_candidate`, `call_end`. After the names: KEYS the CALL
+    /// rate-limit logs, ARGV their count/window pairs.
     /// Returns {3, wait ms} rate limited, {1} unknown or ended (or a `blk` call's callee),
     /// {2} not a party, {4, setup result or ''} a `blk` call's caller (routed nowhere),
     /// {0, routing, setup result or ''}.
-    static let signal = RedisScript(source: MessageScripts.prelude + RedisRateLimitStore.lua + helpers + """
+    static let signal = RedisScript(keys: SignalKey.self, arguments: SignalArgument.self, RouteArgument.self,
+                                    prelude: MessageScripts.prelude + RedisRateLimitStore.lua + helpers, """
         local now = now_ms()
-        local wait = rate_limit(KEYS, 7, ARGV[16], ARGV, 17, now)
+        local wait = rate_limit(KEYS, k_rest, a_hit, ARGV, a_rest, now)
         if wait > 0 then return {3, wait} end
-        local state = redis.call('HMGET', KEYS[1], 'caller', 'callee', 'phase', 'blk')
+        local state = redis.call('HMGET', k_call, 'caller', 'callee', 'phase', 'blk')
         local caller, callee, phase = state[1], state[2], state[3]
         if not phase or phase == 'e' then return {1} end
-        local kind, from, to = ARGV[1], ARGV[2], ARGV[3]
+        local kind, from, to = a_kind, a_from, a_to
         if not ((from == caller and to == callee) or (from == callee and to == caller)) then return {2} end
         if kind == 'answer' and from ~= callee then return {2} end
         if state[4] then
           if from == callee then return {1} end
           if kind ~= 'end' then return {4, ''} end
-          unhold(KEYS[1], ARGV[4], KEYS[3], KEYS[5], KEYS[4])
-          redis.call('HSET', KEYS[1], 'phase', 'e')
-          redis.call('PEXPIRE', KEYS[1], ARGV[7])
+          unhold(k_call, a_callId, k_deadlines, k_fromHeld, k_candidates)
+          redis.call('HSET', k_call, 'phase', 'e')
+          redis.call('PEXPIRE', k_call, a_endedTTL)
           return {4, 'failed'}
         end
         if kind == 'end' then
@@ -115,116 +135,136 @@ enum CallScripts {
           if phase == 'r' then
             if from == callee then setup = 'rejected' else setup = 'failed' end
           end
-          unhold(KEYS[1], ARGV[4], KEYS[3], KEYS[5], KEYS[4])
-          redis.call('ZREM', KEYS[6], ARGV[4])
-          redis.call('HSET', KEYS[1], 'phase', 'e')
-          redis.call('PEXPIRE', KEYS[1], ARGV[7])
-          return {0, route_event(to, ARGV[5], ARGV[12], ARGV[11], ARGV[8], ARGV[9], ARGV[10], ARGV[13], ARGV[14]), setup}
+          unhold(k_call, a_callId, k_deadlines, k_fromHeld, k_candidates)
+          redis.call('ZREM', k_toHeld, a_callId)
+          redis.call('HSET', k_call, 'phase', 'e')
+          redis.call('PEXPIRE', k_call, a_endedTTL)
+          return {0, route_event(to, a_frame, a_routePrefix, a_eventsPrefix, a_node, a_nodePrefix, a_channelPrefix, a_eventTTL, a_maxEvents), setup}
         end
         local setup = ''
         if kind == 'answer' and phase == 'r' then
           setup = 'answered'
           phase = 'a'
-          unhold(KEYS[1], ARGV[4], KEYS[3], KEYS[5], KEYS[4])
-          redis.call('HSET', KEYS[1], 'phase', 'a')
+          unhold(k_call, a_callId, k_deadlines, k_fromHeld, k_candidates)
+          redis.call('HSET', k_call, 'phase', 'a')
         elseif kind == 'ice' and phase == 'r' and from == caller then
           -- Held with the offer for a callee that has not got it yet.
-          if redis.call('LLEN', KEYS[4]) < tonumber(ARGV[15]) then
-            redis.call('RPUSH', KEYS[4], ARGV[5])
-            redis.call('PEXPIRE', KEYS[4], redis.call('PTTL', KEYS[1]))
+          if redis.call('LLEN', k_candidates) < tonumber(a_maxCandidates) then
+            redis.call('RPUSH', k_candidates, a_frame)
+            redis.call('PEXPIRE', k_candidates, redis.call('PTTL', k_call))
           end
         end
         -- An answered call lives on while it signals (ICE restarts).
-        if phase == 'a' then redis.call('PEXPIRE', KEYS[1], ARGV[6]) end
-        return {0, route(KEYS[2], to, 's', '0', function() return ARGV[5] end, ARGV[8], ARGV[9], ARGV[10]), setup}
+        if phase == 'a' then redis.call('PEXPIRE', k_call, a_answeredTTL) end
+        return {0, route(k_route, to, 's', '0', function() return a_frame end, a_node, a_nodePrefix, a_channelPrefix), setup}
         """)
 
-    /// `call_received`: KEYS: 1 call:{id}. ARGV: 1 the confirming user, 2 route prefix, 3 this
-    /// node, 4 node key prefix, 5 delivery channel prefix. Returns {1} unknown or ended (or a
+    enum ConfirmKey: String, ScriptNames { case call }
+    enum ConfirmArgument: String, ScriptNames {
+        /// The confirming user.
+        case callee, routePrefix
+    }
+
+    /// `call_received`. Returns {1} unknown or ended (or a
     /// `blk` call, which its callee does not know), {2} not the callee, {5} confirmed before or
     /// answered (nothing done), {0, caller, routing, ringing frame}: `rung` set and
     /// `call_ringing` routed to the caller.
-    static let confirm = RedisScript(source: MessageScripts.prelude + """
-        local s = redis.call('HMGET', KEYS[1], 'caller', 'callee', 'phase', 'rung', 'cid', 'blk')
+    static let confirm = RedisScript(keys: ConfirmKey.self, arguments: ConfirmArgument.self, RouteArgument.self,
+                                     prelude: MessageScripts.prelude, """
+        local s = redis.call('HMGET', k_call, 'caller', 'callee', 'phase', 'rung', 'cid', 'blk')
         if not s[3] or s[3] == 'e' then return {1} end
-        if s[2] ~= ARGV[1] then return {2} end
+        if s[2] ~= a_callee then return {2} end
         if s[6] then return {1} end
         if s[4] == '1' or s[3] ~= 'r' then return {5} end
-        redis.call('HSET', KEYS[1], 'rung', '1')
+        redis.call('HSET', k_call, 'rung', '1')
         local ring = \(MessageScripts.lua(CallEventFrames.ringingPrefix)) .. s[5] .. \(MessageScripts.lua(CallEventFrames.ringingSuffix))
-        local where = route(tagged(ARGV[2], s[1]), s[1], 's', '0', function() return ring end, ARGV[3], ARGV[4], ARGV[5])
+        local where = route(tagged(a_routePrefix, s[1]), s[1], 's', '0', function() return ring end, a_node, a_nodePrefix, a_channelPrefix)
         return {0, s[1], where, ring}
         """)
 
-    /// A user came online: KEYS: 1 calls-held:{user}, 2 blocked:{user}, 3 calls:confirm.
-    /// ARGV: 1 user, 2 call key prefix, 3 candidates key prefix, 4 route prefix, 5 confirmation
-    /// timeout ms. Returns the offers of calls ringing for the user, each followed by the
+    enum HeldKey: String, ScriptNames {
+        /// `calls-held:{user}`, `blocked:{user}`, `calls:confirm`.
+        case held, blocked, confirmDeadlines
+    }
+
+    enum HeldArgument: String, ScriptNames {
+        case user, callPrefix, candidatesPrefix, routePrefix, confirmTimeout
+    }
+
+    /// A user came online. Returns the offers of calls ringing for the user, each followed by the
     /// caller's candidates, earliest deadline first — except those already written to the
     /// user's current socket (`at`: an offer that arrived between this login's route and this
     /// script) and those of callers the user blocks (held before the block reached Redis — a
     /// login rewrites the copy first: they become `blk` calls). An offer not confirmed yet gets
     /// a new confirmation deadline: this socket, too, only looks live until its app confirms.
-    static let held = RedisScript(source: MessageScripts.prelude + """
+    static let held = RedisScript(keys: HeldKey.self, arguments: HeldArgument.self, prelude: MessageScripts.prelude, """
         local now = now_ms()
-        redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-        local here = redis.call('GET', tagged(ARGV[4], ARGV[1]))
+        redis.call('ZREMRANGEBYSCORE', k_held, '-inf', now)
+        local here = redis.call('GET', tagged(a_routePrefix, a_user))
         local frames = {}
-        for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-          local key = tagged(ARGV[2], id)
+        for _, id in ipairs(redis.call('ZRANGE', k_held, 0, -1)) do
+          local key = tagged(a_callPrefix, id)
           local s = redis.call('HMGET', key, 'caller', 'callee', 'phase', 'offer', 'rung', 'at')
-          if s[3] ~= 'r' or s[2] ~= ARGV[1] or not s[4] then
-            redis.call('ZREM', KEYS[1], id)
-          elseif redis.call('SISMEMBER', KEYS[2], s[1]) == 1 then
+          if s[3] ~= 'r' or s[2] ~= a_user or not s[4] then
+            redis.call('ZREM', k_held, id)
+          elseif redis.call('SISMEMBER', k_blocked, s[1]) == 1 then
             -- Held before the block reached Redis: from now on a `blk` call.
             redis.call('HSET', key, 'blk', '1')
             redis.call('HDEL', key, 'offer')
-            redis.call('ZREM', KEYS[1], id)
-            redis.call('DEL', tagged(ARGV[3], id))
+            redis.call('ZREM', k_held, id)
+            redis.call('DEL', tagged(a_candidatesPrefix, id))
           elseif s[6] ~= here then
             if here then redis.call('HSET', key, 'at', here) end
             frames[#frames + 1] = s[4]
-            for _, c in ipairs(redis.call('LRANGE', tagged(ARGV[3], id), 0, -1)) do frames[#frames + 1] = c end
-            if s[5] ~= '1' then redis.call('ZADD', KEYS[3], now + tonumber(ARGV[5]), id) end
+            for _, c in ipairs(redis.call('LRANGE', tagged(a_candidatesPrefix, id), 0, -1)) do frames[#frames + 1] = c end
+            if s[5] ~= '1' then redis.call('ZADD', k_confirmDeadlines, now + tonumber(a_confirmTimeout), id) end
           end
         end
         return frames
         """)
 
-    /// The sweep, run by every node: KEYS: 1 calls:deadlines, 2 calls:confirm. ARGV: 1 call key
-    /// prefix, 2 candidates key prefix, 3 held key prefix, 4 route prefix, 5 events prefix,
-    /// 6 this node, 7 node key prefix, 8 delivery channel prefix, 9 event TTL ms, 10 max events,
-    /// 11 ended TTL ms, 12 batch size.
+    enum SweepKey: String, ScriptNames {
+        /// `calls:deadlines`, `calls:confirm`.
+        case deadlines, confirmDeadlines
+    }
+
+    enum SweepArgument: String, ScriptNames {
+        case callPrefix, candidatesPrefix, heldPrefix, routePrefix, eventsPrefix, eventTTL, maxEvents, endedTTL, batch
+    }
+
+    /// The sweep, run by every node.
     /// Claims (ZREM) every offer past its confirmation deadline and every call past its ring
     /// deadline — inside one script, so exactly one node gets each. Returns {unconfirmed,
     /// ended}: unconfirmed is {callee, callId as spelt, …} for offers still ringing that no
     /// device confirmed (their offer stays held: the claiming node pushes the callee); ended
     /// is {frame, caller, routing, callee, routing} per call it ended ({frame, caller,
     /// routing} for a `blk` call).
-    static let sweep = RedisScript(source: MessageScripts.prelude + helpers + """
+    static let sweep = RedisScript(keys: SweepKey.self, arguments: SweepArgument.self, RouteArgument.self,
+                                   prelude: MessageScripts.prelude + helpers, """
         local now = now_ms()
         local unconfirmed, ended = {}, {}
-        for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, tonumber(ARGV[12]))) do
-          redis.call('ZREM', KEYS[2], id)
-          local s = redis.call('HMGET', tagged(ARGV[1], id), 'callee', 'phase', 'rung', 'cid', 'blk')
+        for _, id in ipairs(redis.call('ZRANGEBYSCORE', k_confirmDeadlines, '-inf', now, 'LIMIT', 0, tonumber(a_batch))) do
+          redis.call('ZREM', k_confirmDeadlines, id)
+          local s = redis.call('HMGET', tagged(a_callPrefix, id), 'callee', 'phase', 'rung', 'cid', 'blk')
           if s[2] == 'r' and s[3] ~= '1' and not s[5] then
             unconfirmed[#unconfirmed + 1] = s[1]
             unconfirmed[#unconfirmed + 1] = s[4]
           end
         end
-        for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[12]))) do
-          redis.call('ZREM', KEYS[1], id)
-          local key = tagged(ARGV[1], id)
+        for _, id in ipairs(redis.call('ZRANGEBYSCORE', k_deadlines, '-inf', now, 'LIMIT', 0, tonumber(a_batch))) do
+          redis.call('ZREM', k_deadlines, id)
+          local key = tagged(a_callPrefix, id)
           local s = redis.call('HMGET', key, 'caller', 'callee', 'phase', 'cid', 'blk')
           if s[3] == 'r' then
-            unhold(key, id, KEYS[1], tagged(ARGV[3], s[2]), tagged(ARGV[2], id))
+            unhold(key, id, k_deadlines, tagged(a_heldPrefix, s[2]), tagged(a_candidatesPrefix, id))
             redis.call('HSET', key, 'phase', 'e')
-            redis.call('PEXPIRE', key, ARGV[11])
+            redis.call('PEXPIRE', key, a_endedTTL)
             local frame = \(MessageScripts.lua(CallEventFrames.timeoutPrefix)) .. s[4] .. \(MessageScripts.lua(CallEventFrames.timeoutSuffix))
             local entry = {frame}
             -- A `blk` call's callee never knew of it.
             for _, user in ipairs(s[5] and {s[1]} or {s[1], s[2]}) do
               entry[#entry + 1] = user
-              entry[#entry + 1] = route_event(user, frame, ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10])
+              entry[#entry + 1] = route_event(user, frame, a_routePrefix, a_eventsPrefix, a_node, a_nodePrefix, a_channelPrefix, a_eventTTL, a_maxEvents)
             end
             ended[#ended + 1] = entry
           end

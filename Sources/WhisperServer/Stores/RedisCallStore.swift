@@ -45,41 +45,79 @@ final class RedisCallStore: CallStore {
     }
 
     /// This node and the routing prefixes, as the scripts take them.
-    private var routing: [[UInt8]] { keys.routing(from: node) }
+    private var routing: [[UInt8]] { keys.routeArguments(node: node) }
 
     func initiate(_ offer: CallOffer, completion: @escaping StoreCompletion<CallStoreOutcome>) {
-        let scriptKeys = [keys.call(offer.callId), keys.route(offer.callee), keys.callDeadlines, keys.heldCalls(offer.callee),
-                          keys.blocked(offer.callee), keys.callConfirmDeadlines] + keys.rateLimits(offer.rateLimit.buckets)
-        let arguments: [[UInt8]] = [
-            Array(offer.caller.string.utf8), Array(offer.callee.string.utf8), Array(offer.callIdText.utf8),
-            Array(offer.callId.string.utf8), offer.frame, Self.text(settings.ringTimeoutMillis),
-            Self.text(settings.ringingTTLMillis), Self.text(settings.confirmTimeoutMillis),
-        ] + routing + [Array(offer.rateLimit.nonce.utf8)] + RedisRateLimitStore.limitArguments(offer.rateLimit.buckets)
-        redis.evalScript(CallScripts.initiate, keys: scriptKeys, arguments: arguments) { result in
+        let call = RedisScriptCall(CallScripts.initiate, keys: { (name: CallScripts.InitiateKey) in
+            switch name {
+            case .call: keys.call(offer.callId)
+            case .route: keys.route(offer.callee)
+            case .deadlines: keys.callDeadlines
+            case .held: keys.heldCalls(offer.callee)
+            case .blocked: keys.blocked(offer.callee)
+            case .confirmDeadlines: keys.callConfirmDeadlines
+            }
+        }, arguments: { (name: CallScripts.InitiateArgument) in
+            switch name {
+            case .caller: Array(offer.caller.string.utf8)
+            case .callee: Array(offer.callee.string.utf8)
+            case .spelt: Array(offer.callIdText.utf8)
+            case .callId: Array(offer.callId.string.utf8)
+            case .offer: offer.frame
+            case .ringTimeout: Self.text(settings.ringTimeoutMillis)
+            case .ringingTTL: Self.text(settings.ringingTTLMillis)
+            case .confirmTimeout: Self.text(settings.confirmTimeoutMillis)
+            case .hit: Array(offer.rateLimit.nonce.utf8)
+            }
+        }, moreKeys: keys.rateLimits(offer.rateLimit.buckets),
+           moreArguments: routing + RedisRateLimitStore.limitArguments(offer.rateLimit.buckets))
+        redis.evalScript(call) { result in
             completion(Self.outcome(result))
         }
     }
 
     func signal(_ signal: CallSignal, completion: @escaping StoreCompletion<CallStoreOutcome>) {
-        let scriptKeys = [keys.call(signal.callId), keys.route(signal.to), keys.callDeadlines, keys.callCandidates(signal.callId),
-                          keys.heldCalls(signal.from), keys.heldCalls(signal.to)] + keys.rateLimits(signal.rateLimit.buckets)
-        let arguments: [[UInt8]] = [
-            Array(Self.scriptKind(signal.kind).utf8), Array(signal.from.string.utf8), Array(signal.to.string.utf8),
-            Array(signal.callId.string.utf8), signal.frame, Self.text(settings.answeredTTLMillis),
-            Self.text(settings.endedTTLMillis),
-        ] + routing + [
-            Array(keys.eventsPrefix.utf8), Array(keys.routePrefix.utf8), Self.text(settings.eventTTLMillis),
-            Self.text(Int64(settings.maxEvents)), Self.text(Int64(settings.maxHeldCandidates)),
-            Array(signal.rateLimit.nonce.utf8),
-        ] + RedisRateLimitStore.limitArguments(signal.rateLimit.buckets)
-        redis.evalScript(CallScripts.signal, keys: scriptKeys, arguments: arguments) { result in
+        let call = RedisScriptCall(CallScripts.signal, keys: { (name: CallScripts.SignalKey) in
+            switch name {
+            case .call: keys.call(signal.callId)
+            case .route: keys.route(signal.to)
+            case .deadlines: keys.callDeadlines
+            case .candidates: keys.callCandidates(signal.callId)
+            case .fromHeld: keys.heldCalls(signal.from)
+            case .toHeld: keys.heldCalls(signal.to)
+            }
+        }, arguments: { (name: CallScripts.SignalArgument) in
+            switch name {
+            case .kind: Array(Self.scriptKind(signal.kind).utf8)
+            case .from: Array(signal.from.string.utf8)
+            case .to: Array(signal.to.string.utf8)
+            case .callId: Array(signal.callId.string.utf8)
+            case .frame: signal.frame
+            case .answeredTTL: Self.text(settings.answeredTTLMillis)
+            case .endedTTL: Self.text(settings.endedTTLMillis)
+            case .eventsPrefix: Array(keys.eventsPrefix.utf8)
+            case .routePrefix: Array(keys.routePrefix.utf8)
+            case .eventTTL: Self.text(settings.eventTTLMillis)
+            case .maxEvents: Self.text(Int64(settings.maxEvents))
+            case .maxCandidates: Self.text(Int64(settings.maxHeldCandidates))
+            case .hit: Array(signal.rateLimit.nonce.utf8)
+            }
+        }, moreKeys: keys.rateLimits(signal.rateLimit.buckets),
+           moreArguments: routing + RedisRateLimitStore.limitArguments(signal.rateLimit.buckets))
+        redis.evalScript(call) { result in
             completion(Self.outcome(result))
         }
     }
 
     func confirm(_ callId: CanonicalUUID, callee: WhisperID, completion: @escaping StoreCompletion<CallConfirmation>) {
-        let arguments: [[UInt8]] = [Array(callee.string.utf8), Array(keys.routePrefix.utf8)] + routing
-        redis.evalScript(CallScripts.confirm, keys: [keys.call(callId)], arguments: arguments) { result in
+        let call = RedisScriptCall(CallScripts.confirm, keys: { (_: CallScripts.ConfirmKey) in keys.call(callId) },
+                                   arguments: { (name: CallScripts.ConfirmArgument) in
+            switch name {
+            case .callee: Array(callee.string.utf8)
+            case .routePrefix: Array(keys.routePrefix.utf8)
+            }
+        }, moreArguments: routing)
+        redis.evalScript(call) { result in
             completion(RedisReplies.tagged(result) { status, items -> CallConfirmation? in
                 switch status {
                 case 1: return .unknownCall
@@ -97,12 +135,22 @@ final class RedisCallStore: CallStore {
     }
 
     func heldCalls(for user: WhisperID, completion: @escaping StoreCompletion<[[UInt8]]>) {
-        let arguments: [[UInt8]] = [
-            Array(user.string.utf8), Array(keys.callPrefix.utf8), Array(keys.callCandidatesPrefix.utf8),
-            Array(keys.routePrefix.utf8), Self.text(settings.confirmTimeoutMillis),
-        ]
-        let scriptKeys = [keys.heldCalls(user), keys.blocked(user), keys.callConfirmDeadlines]
-        redis.evalScript(CallScripts.held, keys: scriptKeys, arguments: arguments) { result in
+        let call = RedisScriptCall(CallScripts.held, keys: { (name: CallScripts.HeldKey) in
+            switch name {
+            case .held: keys.heldCalls(user)
+            case .blocked: keys.blocked(user)
+            case .confirmDeadlines: keys.callConfirmDeadlines
+            }
+        }, arguments: { (name: CallScripts.HeldArgument) in
+            switch name {
+            case .user: Array(user.string.utf8)
+            case .callPrefix: Array(keys.callPrefix.utf8)
+            case .candidatesPrefix: Array(keys.callCandidatesPrefix.utf8)
+            case .routePrefix: Array(keys.routePrefix.utf8)
+            case .confirmTimeout: Self.text(settings.confirmTimeoutMillis)
+            }
+        })
+        redis.evalScript(call) { result in
             completion(RedisReplies.value(result).flatMap { value in
                 guard let frames = value.array?.compactMap(\.bytes) else { return .failure(RedisReplies.unexpected(value)) }
                 return .success(frames)
@@ -111,14 +159,25 @@ final class RedisCallStore: CallStore {
     }
 
     func sweep(completion: @escaping StoreCompletion<CallSweep>) {
-        let arguments: [[UInt8]] = [
-            Array(keys.callPrefix.utf8), Array(keys.callCandidatesPrefix.utf8), Array(keys.heldCallsPrefix.utf8),
-            Array(keys.routePrefix.utf8), Array(keys.eventsPrefix.utf8),
-        ] + routing + [
-            Self.text(settings.eventTTLMillis), Self.text(Int64(settings.maxEvents)), Self.text(settings.endedTTLMillis),
-            Self.text(Int64(settings.sweepBatch)),
-        ]
-        redis.evalScript(CallScripts.sweep, keys: [keys.callDeadlines, keys.callConfirmDeadlines], arguments: arguments) { result in
+        let call = RedisScriptCall(CallScripts.sweep, keys: { (name: CallScripts.SweepKey) in
+            switch name {
+            case .deadlines: keys.callDeadlines
+            case .confirmDeadlines: keys.callConfirmDeadlines
+            }
+        }, arguments: { (name: CallScripts.SweepArgument) in
+            switch name {
+            case .callPrefix: Array(keys.callPrefix.utf8)
+            case .candidatesPrefix: Array(keys.callCandidatesPrefix.utf8)
+            case .heldPrefix: Array(keys.heldCallsPrefix.utf8)
+            case .routePrefix: Array(keys.routePrefix.utf8)
+            case .eventsPrefix: Array(keys.eventsPrefix.utf8)
+            case .eventTTL: Self.text(settings.eventTTLMillis)
+            case .maxEvents: Self.text(Int64(settings.maxEvents))
+            case .endedTTL: Self.text(settings.endedTTLMillis)
+            case .batch: Self.text(Int64(settings.sweepBatch))
+            }
+        }, moreArguments: routing)
+        redis.evalScript(call) { result in
             completion(RedisReplies.value(result).flatMap { value in
                 guard let parts = value.array, parts.count == 2, let pending = parts[0].array, pending.count % 2 == 0,
                       let entries = parts[1].array
