@@ -62,7 +62,7 @@ final class RedisPresence {
     private let keys: RedisKeys
     private let node: String
     private let settings: Settings
-    /// The settings block every `PresenceScripts` script takes at the end of its ARGV.
+    /// The settings every `PresenceScripts` script takes at the end of its ARGV.
     private let announceArguments: [[UInt8]]
 
     init(redis: RedisClient, keys: RedisKeys, node: String, limits: Limits) {
@@ -70,21 +70,45 @@ final class RedisPresence {
         self.keys = keys
         self.node = node
         self.settings = Settings(limits)
-        self.announceArguments = [
-            node, keys.nodePrefix, keys.deliveryChannelPrefix, keys.routePrefix, keys.presencePrefix, keys.peersPrefix,
-            String(limits.presenceMinIntervalMillis), String(limits.directPeerWindowSeconds * 1000),
-            String(limits.maxPresencePeers), String(limits.presenceRecordTTLSeconds * 1000), keys.blockedPrefix,
-        ].map { Array($0.utf8) }
+        self.announceArguments = PresenceScripts.AnnounceSetting.allCases.map { setting in
+            switch setting {
+            case .node: Array(node.utf8)
+            case .nodePrefix: Array(keys.nodePrefix.utf8)
+            case .channelPrefix: Array(keys.deliveryChannelPrefix.utf8)
+            case .routePrefix: Array(keys.routePrefix.utf8)
+            case .presencePrefix: Array(keys.presencePrefix.utf8)
+            case .peersPrefix: Array(keys.peersPrefix.utf8)
+            case .minInterval: RedisMessageStore.text(limits.presenceMinIntervalMillis)
+            case .peerWindow: RedisMessageStore.text(limits.directPeerWindowSeconds * 1000)
+            case .maxPeers: RedisMessageStore.text(Int64(limits.maxPresencePeers))
+            case .recordTTL: RedisMessageStore.text(Int64(limits.presenceRecordTTLSeconds) * 1000)
+            case .blockedPrefix: Array(keys.blockedPrefix.utf8)
+            }
+        }
     }
 
     /// `user` is now held by the socket at `route`: routes go there from now on. Answers the
     /// events kept while the user was offline, oldest first (they are forgotten in Redis),
     /// the `online` announcement if one was made now, and whether calls are held for the user.
     func online(_ user: WhisperID, at route: LiveRoute, completion: @escaping StoreCompletion<Online>) {
-        let arguments = [Array(route.text.utf8), Array(user.string.utf8), Array(keys.nodeUsersPrefix.utf8)] + announceArguments
-        redis.evalScript(PresenceScripts.online, keys: [keys.route(user), keys.events(user), keys.nodeUsers(node), keys.presenceDue, keys.nodes,
-                                                         keys.pushWake(user), keys.heldCalls(user)],
-                         arguments: arguments) { result in
+        let call = RedisScriptCall(PresenceScripts.online, keys: { (name: PresenceScripts.OnlineKey) in
+            switch name {
+            case .route: keys.route(user)
+            case .events: keys.events(user)
+            case .nodeUsers: keys.nodeUsers(node)
+            case .due: keys.presenceDue
+            case .nodes: keys.nodes
+            case .pushWake: keys.pushWake(user)
+            case .held: keys.heldCalls(user)
+            }
+        }, arguments: { (name: PresenceScripts.OnlineArgument) in
+            switch name {
+            case .route: Array(route.text.utf8)
+            case .user: Array(user.string.utf8)
+            case .nodeUsersPrefix: Array(keys.nodeUsersPrefix.utf8)
+            }
+        }, moreArguments: announceArguments)
+        redis.evalScript(call) { result in
             completion(RedisReplies.value(result).flatMap { value in
                 guard let items = value.array, items.count == 3, let events = items[0].array,
                       let announcement = PresenceAnnouncement.optional(items[1]), let held = items[2].integer
@@ -97,10 +121,20 @@ final class RedisPresence {
     /// The socket at `route` no longer holds `user` (unless a newer socket took over); the
     /// `offline` announcement waits for the grace period, unless that is zero.
     func offline(_ user: WhisperID, at route: LiveRoute, completion: @escaping StoreCompletion<PresenceAnnouncement?>) {
-        let arguments = [Array(route.text.utf8), Array(user.string.utf8), RedisMessageStore.text(settings.offlineGraceMillis)]
-            + announceArguments
-        redis.evalScript(PresenceScripts.offline, keys: [keys.route(user), keys.nodeUsers(node), keys.presenceDue],
-                         arguments: arguments) { result in
+        let call = RedisScriptCall(PresenceScripts.offline, keys: { (name: PresenceScripts.OfflineKey) in
+            switch name {
+            case .route: keys.route(user)
+            case .nodeUsers: keys.nodeUsers(node)
+            case .due: keys.presenceDue
+            }
+        }, arguments: { (name: PresenceScripts.OfflineArgument) in
+            switch name {
+            case .route: Array(route.text.utf8)
+            case .user: Array(user.string.utf8)
+            case .grace: RedisMessageStore.text(settings.offlineGraceMillis)
+            }
+        }, moreArguments: announceArguments)
+        redis.evalScript(call) { result in
             completion(RedisReplies.value(result).flatMap { value in
                 guard let announcement = PresenceAnnouncement.optional(value) else { return .failure(RedisReplies.unexpected(value)) }
                 return .success(announcement)
@@ -111,9 +145,19 @@ final class RedisPresence {
     /// Takes the users of dead nodes offline and makes the announcements that are due;
     /// answers those with peers on this node.
     func sweep(completion: @escaping StoreCompletion<[PresenceAnnouncement]>) {
-        let arguments = [RedisMessageStore.text(Int64(settings.presenceSweepBatch)), Array(keys.nodeUsersPrefix.utf8),
-                         RedisMessageStore.text(settings.nodeTTLMillis)] + announceArguments
-        redis.evalScript(PresenceScripts.sweep, keys: [keys.presenceDue, keys.nodes], arguments: arguments) { result in
+        let call = RedisScriptCall(PresenceScripts.sweep, keys: { (name: PresenceScripts.SweepKey) in
+            switch name {
+            case .due: keys.presenceDue
+            case .nodes: keys.nodes
+            }
+        }, arguments: { (name: PresenceScripts.SweepArgument) in
+            switch name {
+            case .batch: RedisMessageStore.text(Int64(settings.presenceSweepBatch))
+            case .nodeUsersPrefix: Array(keys.nodeUsersPrefix.utf8)
+            case .nodeTTL: RedisMessageStore.text(settings.nodeTTLMillis)
+            }
+        }, moreArguments: announceArguments)
+        redis.evalScript(call) { result in
             completion(RedisReplies.value(result).flatMap { value in
                 guard let items = value.array else { return .failure(RedisReplies.unexpected(value)) }
                 var announcements: [PresenceAnnouncement] = []
