@@ -6,16 +6,22 @@ import WhisperStorage
 /// removed in one script. Its sessions are not here: they die last, through
 /// `SessionStore.revokeAll`.
 final class RedisAccountQueueStore: AccountQueueStore {
-    /// KEYS: 1 pending:{user}, 2 pending-count, 3 pending-index, 4 events:{user}, 5 peers:{user},
-    /// 6 push-wake:{user}, 7 blocked:{user}. ARGV: 1 user.
+    enum PurgeKey: String, ScriptNames {
+        /// `pending:{user}`, `pending-count`, `pending-index`, `events:{user}`, `peers:{user}`,
+        /// `push-wake:{user}`, `blocked:{user}`.
+        case pending, pendingCount, pendingIndex, events, peers, pushWake, blocked
+    }
+
+    enum PurgeArgument: String, ScriptNames { case user }
+
     /// Every queued message is counted in `pending-count` until it leaves the stream (accept
     /// INCRs, receipt and trim DECR), so the stream's length is what the total loses.
     /// Returns the number of queued messages removed (0 on a repeat).
-    static let purge = RedisScript(source: """
-        local queued = redis.call('XLEN', KEYS[1])
-        if queued > 0 then redis.call('DECRBY', KEYS[2], queued) end
-        redis.call('DEL', KEYS[1], KEYS[4], KEYS[5], KEYS[6], KEYS[7])
-        redis.call('ZREM', KEYS[3], ARGV[1])
+    static let purge = RedisScript(keys: PurgeKey.self, arguments: PurgeArgument.self, """
+        local queued = redis.call('XLEN', k_pending)
+        if queued > 0 then redis.call('DECRBY', k_pendingCount, queued) end
+        redis.call('DEL', k_pending, k_events, k_peers, k_pushWake, k_blocked)
+        redis.call('ZREM', k_pendingIndex, a_user)
         return queued
         """)
 
@@ -28,10 +34,18 @@ final class RedisAccountQueueStore: AccountQueueStore {
     }
 
     func purge(_ whisperId: WhisperID, completion: @escaping StoreCompletion<Int>) {
-        redis.evalScript(Self.purge,
-                         keys: [keys.pending(whisperId), keys.pendingCount, keys.pendingIndex, keys.events(whisperId),
-                                keys.peers(whisperId), keys.pushWake(whisperId), keys.blocked(whisperId)],
-                         arguments: [Array(whisperId.string.utf8)]) { result in
+        let call = RedisScriptCall(Self.purge, keys: { (name: PurgeKey) in
+            switch name {
+            case .pending: keys.pending(whisperId)
+            case .pendingCount: keys.pendingCount
+            case .pendingIndex: keys.pendingIndex
+            case .events: keys.events(whisperId)
+            case .peers: keys.peers(whisperId)
+            case .pushWake: keys.pushWake(whisperId)
+            case .blocked: keys.blocked(whisperId)
+            }
+        }, arguments: { (_: PurgeArgument) in Array(whisperId.string.utf8) })
+        redis.evalScript(call) { result in
             completion(RedisReplies.value(result).flatMap { value in
                 guard case .integer(let queued) = value, let count = Int(exactly: queued)
                 else { return .failure(RedisReplies.unexpected(value)) }

@@ -23,8 +23,12 @@ final class RedisBlockMirror: BlockMirror {
     }
 
     func replace(_ blocked: [WhisperID], of blocker: WhisperID, completion: @escaping StoreCompletion<Void>) {
-        redis.evalScript(BlockScripts.replace, keys: [keys.blocked(blocker)],
-                         arguments: blocked.map { Array($0.string.utf8) }) { result in
+        let names = BlockScripts.ReplaceKey.allCases.map { name in
+            switch name {
+            case .blocked: keys.blocked(blocker)
+            }
+        }
+        redis.evalScript(BlockScripts.replace, keys: names, arguments: blocked.map { Array($0.string.utf8) }) { result in
             completion(RedisReplies.value(result).map { _ in () })
         }
     }

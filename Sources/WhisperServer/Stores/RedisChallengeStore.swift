@@ -15,23 +15,33 @@ final class RedisChallengeStore: ChallengeStore {
         self.keys = keys
     }
 
-    /// KEYS: 1 challenge:{id}, 2… REGISTER rate-limit logs. ARGV: 1 value, 2 TTL seconds,
-    /// 3 hit name, 4… count/window pairs. Returns {1, 0} stored, {0, wait ms} refused.
-    static let put = RedisScript(source: RedisRateLimitStore.lua + """
+    enum PutKey: String, ScriptNames { case challenge }
+    enum PutArgument: String, ScriptNames {
+        /// `ttl` in seconds; `hit`: the rate-limit hit's name.
+        case value, ttl, hit
+    }
+
+    /// After the names: KEYS the REGISTER rate-limit logs, ARGV their count/window pairs.
+    /// Returns {1, 0} stored, {0, wait ms} refused.
+    static let put = RedisScript(keys: PutKey.self, arguments: PutArgument.self, prelude: RedisRateLimitStore.lua, """
         local t = redis.call('TIME')
         local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-        local wait = rate_limit(KEYS, 2, ARGV[3], ARGV, 4, now)
+        local wait = rate_limit(KEYS, k_rest, a_hit, ARGV, a_rest, now)
         if wait > 0 then return {0, wait} end
-        redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+        redis.call('SET', k_challenge, a_value, 'EX', a_ttl)
         return {1, 0}
         """)
 
     func put(_ id: CanonicalUUID, value: [UInt8], ttlSeconds: Int64, rateLimit: RateLimitCharge,
              completion: @escaping StoreCompletion<RateLimitDecision>) {
-        let scriptKeys = [keys.challenge(id)] + keys.rateLimits(rateLimit.buckets)
-        let arguments = [value, Array(String(ttlSeconds).utf8), Array(rateLimit.nonce.utf8)]
-            + RedisRateLimitStore.limitArguments(rateLimit.buckets)
-        redis.evalScript(Self.put, keys: scriptKeys, arguments: arguments) { result in
+        let call = RedisScriptCall(Self.put, keys: { (_: PutKey) in keys.challenge(id) }, arguments: { (name: PutArgument) in
+            switch name {
+            case .value: value
+            case .ttl: Array(String(ttlSeconds).utf8)
+            case .hit: Array(rateLimit.nonce.utf8)
+            }
+        }, moreKeys: keys.rateLimits(rateLimit.buckets), moreArguments: RedisRateLimitStore.limitArguments(rateLimit.buckets))
+        redis.evalScript(call) { result in
             completion(RedisReplies.value(result).flatMap { value in
                 guard let items = value.array, items.count == 2, let stored = items[0].integer, let wait = items[1].integer
                 else { return .failure(RedisReplies.unexpected(value)) }
@@ -40,14 +50,24 @@ final class RedisChallengeStore: ChallengeStore {
         }
     }
 
-    /// KEYS: 1 challenge:{id}, 2 revocation-epoch. Returns {epoch, value or nil}: one round
-    /// trip, as the GETDEL it replaces.
-    static let take = RedisScript(source: """
-        return {redis.call('GET', KEYS[2]) or '0', redis.call('GETDEL', KEYS[1])}
+    enum TakeKey: String, ScriptNames {
+        /// `challenge:<id>`, `revocation-epoch`.
+        case challenge, epoch
+    }
+
+    /// Returns {epoch, value or nil}: one round trip, as the GETDEL it replaces.
+    static let take = RedisScript(keys: TakeKey.self, """
+        return {redis.call('GET', k_epoch) or '0', redis.call('GETDEL', k_challenge)}
         """)
 
     func take(_ id: CanonicalUUID, completion: @escaping StoreCompletion<TakenChallenge>) {
-        redis.evalScript(Self.take, keys: [keys.challenge(id), keys.revocationEpoch], arguments: []) { result in
+        let names = TakeKey.allCases.map { name in
+            switch name {
+            case .challenge: keys.challenge(id)
+            case .epoch: keys.revocationEpoch
+            }
+        }
+        redis.evalScript(Self.take, keys: names, arguments: []) { result in
             completion(RedisReplies.value(result).flatMap { value in
                 guard let items = value.array, items.count == 2, let epoch = items[0].string.flatMap({ Int64($0) }),
                       case .bulk(let bytes) = items[1]

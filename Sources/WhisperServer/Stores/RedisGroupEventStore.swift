@@ -29,18 +29,24 @@ final class RedisGroupEventStore: GroupEventStore {
 
     func announce(_ groupId: GroupID, deleted: Bool, event: [UInt8], to recipients: [WhisperID],
                   completion: @escaping StoreCompletion<[Routing]>) {
-        var scriptKeys = [keys.groupEpoch(groupId)]
-        scriptKeys.reserveCapacity(1 + 2 * recipients.count)
-        for recipient in recipients { scriptKeys += [keys.route(recipient), keys.events(recipient)] }
+        var recipientKeys: [[UInt8]] = []
+        recipientKeys.reserveCapacity(2 * recipients.count)
+        for recipient in recipients { recipientKeys += [keys.route(recipient), keys.events(recipient)] }
         // A random token, not a counter: a lost or deleted key can never bring back an epoch
         // that some cache still holds.
         let epoch = deleted ? "" : random.hex(12)
-        let arguments: [[UInt8]] = [
-            Array(epoch.utf8), keys.groupChangeChannel, Array(groupId.string.utf8), event,
-        ] + keys.routing(from: node) + [
-            RedisMessageStore.text(eventTTLMillis), RedisMessageStore.text(Int64(maxEventsPerUser)),
-        ] + recipients.map { Array($0.string.utf8) }
-        redis.evalScript(GroupScripts.announce, keys: scriptKeys, arguments: arguments) { result in
+        let call = RedisScriptCall(GroupScripts.announce, keys: { (_: GroupScripts.AnnounceKey) in keys.groupEpoch(groupId) },
+                                   arguments: { (name: GroupScripts.AnnounceArgument) in
+            switch name {
+            case .epoch: Array(epoch.utf8)
+            case .channel: keys.groupChangeChannel
+            case .groupId: Array(groupId.string.utf8)
+            case .event: event
+            case .eventTTL: RedisMessageStore.text(eventTTLMillis)
+            case .maxEvents: RedisMessageStore.text(Int64(maxEventsPerUser))
+            }
+        }, moreKeys: recipientKeys, moreArguments: keys.routeArguments(node: node) + recipients.map { Array($0.string.utf8) })
+        redis.evalScript(call) { result in
             completion(RedisReplies.value(result).flatMap { value in
                 guard let items = value.array, items.count == recipients.count else {
                     return .failure(RedisReplies.unexpected(value))

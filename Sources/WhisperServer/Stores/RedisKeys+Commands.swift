@@ -60,11 +60,4 @@ extension RedisKeys {
             command.append(joined.rateLimit, Self.rateLimitTag(bucket.subject), "}:", bucket.action.rawValue)
         }
     }
-
-    /// `route(...)`'s three ARGV items (see `routing(from:)`).
-    func routing(from node: String, into command: inout RedisCommand) {
-        command.append(node)
-        command.append(joined.node)
-        command.append(joined.deliveryChannel)
-    }
 }

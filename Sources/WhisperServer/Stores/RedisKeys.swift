@@ -59,12 +59,6 @@ struct RedisKeys: Sendable {
         buckets.map { rateLimit(subject: $0.subject, action: $0.action) }
     }
 
-    /// What the scripts' `route(...)` needs besides the user: `node` (this node), the node
-    /// key prefix and the delivery channel prefix, as three ARGV items.
-    func routing(from node: String) -> [[UInt8]] {
-        [Array(node.utf8), Array(nodePrefix.utf8), Array(deliveryChannelPrefix.utf8)]
-    }
-
     // MARK: Messaging (MessageScripts)
 
     /// `pending:{whisperId}` → stream of `message_received` payloads (field `m`), entry ids

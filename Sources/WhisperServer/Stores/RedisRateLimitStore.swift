@@ -50,12 +50,17 @@ final class RedisRateLimitStore: RateLimitStore {
 
         """
 
-    /// KEYS: one sorted set per bucket. ARGV[1]: a unique member for this hit; then per
-    /// bucket i: ARGV[2i] = count, ARGV[2i+1] = window in ms. Returns {allowed, retryAfterMs}.
-    static let script = RedisScript(source: lua + """
+    enum Argument: String, ScriptNames {
+        /// A unique member for this hit.
+        case hit
+    }
+
+    /// KEYS: one sorted set per bucket; after the hit, ARGV holds a count/window (ms) pair per
+    /// bucket. Returns {allowed, retryAfterMs}.
+    static let script = RedisScript(arguments: Argument.self, prelude: lua, """
         local t = redis.call('TIME')
         local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-        local wait = rate_limit(KEYS, 1, ARGV[1], ARGV, 2, now)
+        local wait = rate_limit(KEYS, k_rest, a_hit, ARGV, a_rest, now)
         if wait > 0 then return {0, wait} end
         return {1, 0}
         """)
@@ -80,9 +85,12 @@ final class RedisRateLimitStore: RateLimitStore {
 
     func hit(_ buckets: [RateLimitBucket], nonce: String, completion: @escaping StoreCompletion<RateLimitDecision>) {
         guard !buckets.isEmpty else { return redis.loop.deferToEndOfIteration { completion(.success(.allowed)) } }
-        let arguments = [Array(nonce.utf8)] + Self.limitArguments(buckets)
-        let redisKeys = keys.rateLimits(buckets)
-        redis.evalScript(Self.script, keys: redisKeys, arguments: arguments) { result in
+        let names = Argument.allCases.map { name in
+            switch name {
+            case .hit: Array(nonce.utf8)
+            }
+        }
+        redis.evalScript(Self.script, keys: keys.rateLimits(buckets), arguments: names + Self.limitArguments(buckets)) { result in
             switch RedisReplies.value(result) {
             case .success(let value):
                 guard let items = value.array, items.count == 2, let allowed = items[0].integer,

@@ -22,11 +22,23 @@ final class RedisSessionStore: SessionStore {
     func createExclusive(_ session: SessionRecord, ttlSeconds: Int64, unlessRevokedAfter epoch: Int64,
                          origin: ConnectionRef, completion: @escaping StoreCompletion<ExclusiveSession>) {
         let header = RevocationNotice.header(reason: .newLogin, whisperId: session.whisperId.string, origin: origin)
-        let arguments = [Array(keys.sessionPrefix.utf8), Array(session.hash.hex.utf8), Self.text(ttlSeconds),
-                         keys.revocationChannel, Array(header.utf8), Self.text(epoch)] + Self.fields(session)
-        redis.evalScript(SessionScripts.createExclusive,
-                         keys: [keys.sessionIndex(session.whisperId), keys.session(session.hash), keys.revoked(session.whisperId)],
-                         arguments: arguments) { result in
+        let call = RedisScriptCall(SessionScripts.createExclusive, keys: { (name: SessionScripts.CreateKey) in
+            switch name {
+            case .index: keys.sessionIndex(session.whisperId)
+            case .session: keys.session(session.hash)
+            case .revoked: keys.revoked(session.whisperId)
+            }
+        }, arguments: { (name: SessionScripts.CreateArgument) in
+            switch name {
+            case .sessionPrefix: Array(keys.sessionPrefix.utf8)
+            case .hash: Array(session.hash.hex.utf8)
+            case .ttl: Self.text(ttlSeconds)
+            case .channel: keys.revocationChannel
+            case .header: Array(header.utf8)
+            case .epoch: Self.text(epoch)
+            }
+        }, moreArguments: Self.fields(session))
+        redis.evalScript(call) { result in
             switch RedisReplies.value(result) {
             case .success(.bulk(let reason?)):
                 guard let reason = RevocationReason(rawValue: String(decoding: reason, as: UTF8.self)) else {
@@ -55,30 +67,62 @@ final class RedisSessionStore: SessionStore {
     func replace(_ old: SessionRecord, with new: SessionRecord, ttlSeconds: Int64, origin: ConnectionRef,
                  completion: @escaping StoreCompletion<Bool>) {
         let header = RevocationNotice.header(reason: .refreshed, whisperId: old.whisperId.string, origin: origin)
-        let arguments = [Array(old.hash.hex.utf8), Array(new.hash.hex.utf8), Array(old.whisperId.string.utf8),
-                         Self.text(ttlSeconds), keys.revocationChannel, Array(header.utf8)] + Self.fields(new)
-        redis.evalScript(SessionScripts.replace,
-                         keys: [keys.session(old.hash), keys.session(new.hash), keys.sessionIndex(old.whisperId)],
-                         arguments: arguments) { completion(Self.flag(RedisReplies.value($0))) }
+        let call = RedisScriptCall(SessionScripts.replace, keys: { (name: SessionScripts.ReplaceKey) in
+            switch name {
+            case .old: keys.session(old.hash)
+            case .new: keys.session(new.hash)
+            case .index: keys.sessionIndex(old.whisperId)
+            }
+        }, arguments: { (name: SessionScripts.ReplaceArgument) in
+            switch name {
+            case .oldHash: Array(old.hash.hex.utf8)
+            case .newHash: Array(new.hash.hex.utf8)
+            case .wid: Array(old.whisperId.string.utf8)
+            case .ttl: Self.text(ttlSeconds)
+            case .channel: keys.revocationChannel
+            case .header: Array(header.utf8)
+            }
+        }, moreArguments: Self.fields(new))
+        redis.evalScript(call) { completion(Self.flag(RedisReplies.value($0))) }
     }
 
     func delete(_ session: SessionRecord, origin: ConnectionRef, completion: @escaping StoreCompletion<Bool>) {
         let header = RevocationNotice.header(reason: .loggedOut, whisperId: session.whisperId.string, origin: origin)
-        let arguments = [Array(session.hash.hex.utf8), Array(session.whisperId.string.utf8), keys.revocationChannel,
-                         Array(header.utf8)]
-        redis.evalScript(SessionScripts.delete, keys: [keys.session(session.hash), keys.sessionIndex(session.whisperId)],
-                         arguments: arguments) { completion(Self.flag(RedisReplies.value($0))) }
+        let call = RedisScriptCall(SessionScripts.delete, keys: { (name: SessionScripts.DeleteKey) in
+            switch name {
+            case .session: keys.session(session.hash)
+            case .index: keys.sessionIndex(session.whisperId)
+            }
+        }, arguments: { (name: SessionScripts.DeleteArgument) in
+            switch name {
+            case .hash: Array(session.hash.hex.utf8)
+            case .wid: Array(session.whisperId.string.utf8)
+            case .channel: keys.revocationChannel
+            case .header: Array(header.utf8)
+            }
+        })
+        redis.evalScript(call) { completion(Self.flag(RedisReplies.value($0))) }
     }
 
     func revokeAll(of whisperId: WhisperID, reason: RevocationReason, origin: ConnectionRef?,
                    completion: @escaping StoreCompletion<[SessionHash]>) {
         let header = RevocationNotice.header(reason: reason, whisperId: whisperId.string, origin: origin)
-        redis.evalScript(SessionScripts.revokeAll,
-                         keys: [keys.sessionIndex(whisperId), keys.revoked(whisperId), keys.revocationEpoch],
-                         arguments: [Array(keys.sessionPrefix.utf8), keys.revocationChannel, Array(header.utf8),
-                                     Array(reason.rawValue.utf8), Self.text(Self.revokedMarkerTTLSeconds)]) {
-            completion(Self.hashes(RedisReplies.value($0)))
-        }
+        let call = RedisScriptCall(SessionScripts.revokeAll, keys: { (name: SessionScripts.RevokeAllKey) in
+            switch name {
+            case .index: keys.sessionIndex(whisperId)
+            case .revoked: keys.revoked(whisperId)
+            case .epoch: keys.revocationEpoch
+            }
+        }, arguments: { (name: SessionScripts.RevokeAllArgument) in
+            switch name {
+            case .sessionPrefix: Array(keys.sessionPrefix.utf8)
+            case .channel: keys.revocationChannel
+            case .header: Array(header.utf8)
+            case .reason: Array(reason.rawValue.utf8)
+            case .markerTTL: Self.text(Self.revokedMarkerTTLSeconds)
+            }
+        })
+        redis.evalScript(call) { completion(Self.hashes(RedisReplies.value($0))) }
     }
 
     // MARK: Encoding

@@ -33,6 +33,16 @@ extension RedisScript {
         self.init(source: Keys.lua("KEYS", "k_") + Arguments.lua("ARGV", "a_") + prelude + body)
     }
 
+    /// Only the keys named (the arguments are a list, from `a_rest` = 1).
+    init<Keys: ScriptNames>(keys: Keys.Type, prelude: String = "", _ body: String) {
+        self.init(source: Keys.lua("KEYS", "k_") + "local a_rest = 1\n" + prelude + body)
+    }
+
+    /// Only the arguments named (the keys are a list, from `k_rest` = 1).
+    init<Arguments: ScriptNames>(arguments: Arguments.Type, prelude: String = "", _ body: String) {
+        self.init(source: "local k_rest = 1\n" + Arguments.lua("ARGV", "a_") + prelude + body)
+    }
+
     init<Keys: ScriptNames, Arguments: ScriptNames, More: ScriptNames>(
         keys: Keys.Type, arguments: Arguments.Type, _ more: More.Type, prelude: String = "", _ body: String
     ) {
