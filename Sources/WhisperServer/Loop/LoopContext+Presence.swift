@@ -14,27 +14,9 @@ extension LoopContext {
     /// still ringing for it (docs/protocol.md "Calls"); its direct peers hear it is online
     /// (docs/protocol.md "Presence"). `then` runs after.
     func cameOnline(_ socket: WebSocketDriver, as whisperId: WhisperID, then: @escaping () -> Void) {
-        presence.online(whisperId, at: route(of: socket)) { [self] result in
-            switch result {
-            case .success(let online):
-                for frame in online.events { socket.send(frame) }
-                online.announcement.map(announce)
-                // Nothing rings for the user: no second script (most logins).
-                guard online.hasHeldCalls else { return then() }
-            case .failure(let error):
-                shared.log.warn("presence_online_failed", connId: socket.connection.id, whisperId: whisperId.string,
-                                ["reason": .string(error.description)])
-            }
-            calls.heldCalls(for: whisperId) { [shared] result in
-                switch result {
-                case .success(let frames):
-                    for frame in frames { socket.send(frame) }
-                case .failure(let error):
-                    shared.log.warn("held_calls_failed", connId: socket.connection.id, whisperId: whisperId.string,
-                                    ["reason": .string(error.logReason)])
-                }
-                then()
-            }
+        presence.cameOnline(whisperId, at: route(of: socket)) { frames in
+            for frame in frames { socket.send(frame) }
+            then()
         }
     }
 
@@ -58,25 +40,7 @@ extension LoopContext {
     /// it is offline once the grace period has passed.
     func wentOffline(_ socket: WebSocketDriver, as whisperId: WhisperID) {
         pendingRouteReleases += 1
-        presence.offline(whisperId, at: route(of: socket)) { [self] result in
-            pendingRouteReleases -= 1
-            switch result {
-            case .success(let announcement):
-                announcement.map(announce)
-            case .failure(let error):
-                shared.log.warn("presence_offline_failed", connId: socket.connection.id, whisperId: whisperId.string,
-                                ["reason": .string(error.description)])
-            }
-        }
-    }
-
-    /// Writes an announcement to the peers whose sockets are on this node (on any loop);
-    /// a peer whose socket is gone by then simply misses it.
-    func announce(_ announcement: PresenceAnnouncement) {
-        let router = LoopRouter(context: self)
-        for peer in announcement.peers {
-            router.deliver(announcement.frame, to: peer.user, at: peer.route, kind: .signal, receivedAtMicros: 0)
-        }
+        presence.wentOffline(whisperId, at: route(of: socket)) { [self] in pendingRouteReleases -= 1 }
     }
 
     /// A revocation notice from any node (through `NodeSubscriptions`). A ban or an account

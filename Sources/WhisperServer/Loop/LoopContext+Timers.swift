@@ -82,7 +82,7 @@ extension LoopContext {
             loop.schedule(afterNanoseconds: 200_000_000) { [weak self] in self?.heartbeat() }
             return
         }
-        presence.heartbeat { [weak self] result in
+        presenceStore.heartbeat { [weak self] result in
             guard let self else { return }
             var delay = UInt64(self.shared.limits.nodeHeartbeatSeconds) * 1_000_000_000
             switch result {
@@ -108,11 +108,8 @@ extension LoopContext {
         }
         presence.sweep { [weak self] result in
             guard let self else { return }
-            switch result {
-            case .success(let announcements):
-                for announcement in announcements { self.announce(announcement) }
-            case .failure(let error):
-                self.shared.log.warn("presence_sweep_failed", ["reason": .string(error.description)])
+            if case .failure(let error) = result {
+                self.shared.log.warn("presence_sweep_failed", ["reason": .string(error.logReason)])
             }
             self.loop.schedule(afterNanoseconds: interval) { [weak self] in self?.presenceSweep() }
         }

@@ -58,6 +58,8 @@ final class LoopContext {
                                                                          node: shared.nodeId, limits: shared.limits),
                                                  router: LoopRouter(context: self), rateLimiter: rateLimiter)
     private(set) lazy var calls = makeCallService()
+    private(set) lazy var presence = PresenceService(store: presenceStore, calls: calls, router: LoopRouter(context: self),
+                                                     log: shared.log)
     /// Block lists (docs/protocol.md "Blocking"): PostgreSQL, and the Redis copy the scripts check.
     private(set) lazy var blocks = BlockService(limits: shared.limits, store: PostgresBlockStore(pool: shared.postgres, loop: loop),
                                                 mirror: RedisBlockMirror(redis: redis, keys: shared.redisKeys),
@@ -74,7 +76,8 @@ final class LoopContext {
     /// One per loop, shared by the services (its hit names must be unique per instance).
     private let rateLimiter: RateLimiter
     let messageStore: RedisMessageStore
-    let presence: RedisPresence
+    /// Routes and presence (through `presence`), and the node heartbeat.
+    let presenceStore: RedisPresence
     var httpDrivers: [UInt64: HTTPDriver] = [:]
     var webSockets: [UInt64: WebSocketDriver] = [:]
     var listeners: [Listener] = []
@@ -105,7 +108,7 @@ final class LoopContext {
         self.recipients = RecipientDirectory(identities: PostgresIdentityStore(pool: shared.postgres, loop: loop),
                                              now: { WallTime.now().epochMillis })
         self.messageStore = RedisMessageStore(redis: redis, keys: shared.redisKeys, node: shared.nodeId, limits: limits)
-        self.presence = RedisPresence(redis: redis, keys: shared.redisKeys, node: shared.nodeId, limits: limits)
+        self.presenceStore = RedisPresence(redis: redis, keys: shared.redisKeys, node: shared.nodeId, limits: limits)
         let groupStore = PostgresGroupStore(pool: shared.postgres, loop: loop)
         let groupEvents = RedisGroupEventStore(redis: redis, keys: shared.redisKeys, node: shared.nodeId, limits: limits)
         self.groupStore = groupStore

@@ -2,12 +2,7 @@ import WhisperProtocol
 import WhisperServices
 import WhisperStorage
 
-/// A status announcement that reached peers whose sockets are on this node: the caller
-/// writes `frame` to each of `peers` (peers on other nodes got it through their channel).
-struct PresenceAnnouncement {
-    let frame: [UInt8]
-    let peers: [(user: WhisperID, route: LiveRoute)]
-
+extension PresenceAnnouncement {
     /// `{frame, peer, route, …}` as `PresenceScripts` answer it; nil for another shape.
     init?(_ value: RedisValue) {
         guard let items = value.array, let frame = items.first?.bytes, items.count % 2 == 1 else { return nil }
@@ -18,8 +13,7 @@ struct PresenceAnnouncement {
             else { return nil }
             peers.append((user, route))
         }
-        self.frame = frame
-        self.peers = peers
+        self.init(frame: frame, peers: peers)
     }
 
     /// An empty array reply: nothing was announced now.
@@ -32,15 +26,7 @@ struct PresenceAnnouncement {
 /// Which socket holds each identity (`route:{whisperId}`), what its direct peers were told
 /// of it (`presence:{whisperId}`, `PresenceScripts`), node liveness (`node:{id}`, `nodes`)
 /// and the kept events of offline users, in Redis. One per loop.
-final class RedisPresence {
-    /// What `online` found: the kept events, the announcement made now, held calls.
-    struct Online {
-        let events: [[UInt8]]
-        let announcement: PresenceAnnouncement?
-        /// Calls ring for the user: `RedisCallStore.heldCalls` has offers to replay.
-        let hasHeldCalls: Bool
-    }
-
+final class RedisPresence: PresenceStore {
     /// The `Limits` the scripts take, in their units.
     private struct Settings {
         let nodeTTLMillis: Int64
@@ -90,7 +76,7 @@ final class RedisPresence {
     /// `user` is now held by the socket at `route`: routes go there from now on. Answers the
     /// events kept while the user was offline, oldest first (they are forgotten in Redis),
     /// the `online` announcement if one was made now, and whether calls are held for the user.
-    func online(_ user: WhisperID, at route: LiveRoute, completion: @escaping StoreCompletion<Online>) {
+    func online(_ user: WhisperID, at route: LiveRoute, completion: @escaping StoreCompletion<PresenceArrival>) {
         let call = RedisScriptCall(PresenceScripts.online, keys: { (name: PresenceScripts.OnlineKey) in
             switch name {
             case .route: keys.route(user)
@@ -113,7 +99,7 @@ final class RedisPresence {
                 guard let items = value.array, items.count == 3, let events = items[0].array,
                       let announcement = PresenceAnnouncement.optional(items[1]), let held = items[2].integer
                 else { return .failure(RedisReplies.unexpected(value)) }
-                return .success(Online(events: events.compactMap(\.bytes), announcement: announcement, hasHeldCalls: held != 0))
+                return .success(PresenceArrival(events: events.compactMap(\.bytes), announcement: announcement, hasHeldCalls: held != 0))
             })
         }
     }
