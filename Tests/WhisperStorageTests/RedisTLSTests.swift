@@ -63,35 +63,20 @@ struct RedisTLSTests {
     @Test func shardedPubSub_smessagePushes_reachOnMessage_andConfirmationsDoNot() async throws {
         let redis = try await Self.connect()
         defer { redis.close() }
-        let configuration = redis.client.configuration
-        let tls = try configuration.clientTLS()
         let channel = Array(redis.key("shard").utf8)
-        let inbox = MessageInbox()
-        let holder = LoopBound(Holder(), loop: redis.harness.loop)
-        let subscribed = await redis.harness.run { (done: @escaping @Sendable (Bool) -> Void) in
-            let opened = RedisConnection.open(host: configuration.host, port: configuration.port, tls: tls,
-                                              loop: holder.loop, timeoutNanos: 5_000_000_000) { connection in
-                connection.onConnected = { [weak connection] in
-                    done(connection?.subscription("SSUBSCRIBE", channels: [channel]) ?? false)
-                }
-                connection.onMessage = { pushed, payload in
-                    if pushed == channel { inbox.append(payload) }
-                }
-                connection.onClosed = { _ in inbox.append(Array("closed".utf8)) }
-            }
-            holder.value.connection = try? opened.get()
+        let raw = try #require(try await RawRedisConnection.open(redis.client.configuration, on: redis.harness))
+        let sent = await raw.run { (connection, done: @escaping @Sendable (Bool) -> Void) in
+            done(connection.subscription("SSUBSCRIBE", channels: [channel]))
         }
-        #expect(subscribed)
+        #expect(sent == true)
         let payload = Array("sharded".utf8)
         #expect(await eventually(within: 5) {
             (try? await redis.client.send([Array("SPUBLISH".utf8), channel, payload])) == .integer(1)
         })
-        #expect(await eventually(within: 5) { inbox.contains(payload) })
-        #expect(inbox.all.allSatisfy { $0 == payload }, "only messages: no confirmations, no close")
-        _ = await redis.harness.run { (done: @escaping @Sendable (Bool) -> Void) in
-            holder.value.connection?.close(because: "test done")
-            done(true)
-        }
+        #expect(await eventually(within: 5) { raw.messages.contains(payload) })
+        #expect(raw.messages.allSatisfy { $0 == payload }, "only messages, no confirmations")
+        #expect(raw.closeReason == nil)
+        await raw.close()
     }
 
     @Test func aWrongCA_neverBecomesReady_andTheLogSaysWhy_withoutTheSecret() async throws {
@@ -170,17 +155,15 @@ struct RedisTLSTests {
     }
 }
 
-/// Keeps a connection opened by a test alive on its loop.
-private final class Holder {
-    var connection: RedisConnection?
-}
-
-/// Collects storage log lines from the loop thread.
+/// Collects storage log lines from the loop thread (and passes them on to `TestEnvironment.log`).
 final class LogLines: Sendable {
     private let lines = Mutex<[String]>([])
 
     var log: StorageLog {
-        { [self] _, message in lines.withLock { $0.append(message) } }
+        { [self] level, message in
+            lines.withLock { $0.append(message) }
+            TestEnvironment.log(level, message)
+        }
     }
 
     func contains(_ text: String) -> Bool {

@@ -21,9 +21,9 @@ final class RedisConnection: ConnectionDelegate {
     typealias Completion = (Result<RedisReply, RedisError>) -> Void
 
     /// Bytes received but not yet a whole reply, and bytes queued but not yet written, are each
-    /// capped here: a connection past either is closed (its commands fail). Redis's own limit on
-    /// one bulk string is 512 MiB; the relay's largest replies (pending-message batches) are a few
-    /// MiB, so 64 MiB means a runaway reply or a Redis that stopped reading, not load.
+    /// capped (by default here): a connection past either is closed (its commands fail). Redis's
+    /// own limit on one bulk string is 512 MiB; the relay's largest replies (pending-message
+    /// batches) are a few MiB, so 64 MiB means a runaway reply or a Redis that stopped reading.
     static let maxBufferedBytes = 64 << 20
 
     private struct InFlight {
@@ -38,6 +38,7 @@ final class RedisConnection: ConnectionDelegate {
     private let port: Int
     private let tls: ClientTLS?
     private let timeoutNanos: UInt64
+    private let bufferLimit: Int
     private var phase = Phase.connecting
     /// Connected and not torn down (the owner hears of a close only at the end of the iteration).
     var isOpen: Bool { phase == .connected }
@@ -57,13 +58,14 @@ final class RedisConnection: ConnectionDelegate {
 
     var isConnected: Bool { phase == .connected }
 
-    private init(host: String, port: Int, tls: ClientTLS?, loop: EventLoop, timeoutNanos: UInt64,
+    private init(host: String, port: Int, tls: ClientTLS?, loop: EventLoop, timeoutNanos: UInt64, bufferLimit: Int,
                  reader: UnsafeMutablePointer<redisReader>) {
         self.host = host
         self.port = port
         self.tls = tls
         self.loop = loop
         self.timeoutNanos = timeoutNanos
+        self.bufferLimit = bufferLimit
         self.reader = reader
     }
 
@@ -72,13 +74,15 @@ final class RedisConnection: ConnectionDelegate {
     /// Starts resolving and connecting; over TLS when `tls` is given. Failures arrive through
     /// `onClosed`. `configure` sets the callbacks before anything can fire.
     static func open(host: String, port: Int, tls: ClientTLS? = nil, loop: EventLoop, timeoutNanos: UInt64,
+                     bufferLimit: Int = maxBufferedBytes,
                      configure: (RedisConnection) -> Void) -> Result<RedisConnection, RedisStartFailure> {
         guard let reader = redisReaderCreate() else {
             return .failure(RedisStartFailure(reason: "cannot create the RESP reader"))
         }
         let connection = RedisConnection(host: host, port: port, tls: tls, loop: loop, timeoutNanos: timeoutNanos,
-                                         reader: reader)
+                                         bufferLimit: bufferLimit, reader: reader)
         configure(connection)
+        let deadline = MonotonicClock.now() &+ timeoutNanos
         connection.timer = loop.schedule(afterNanoseconds: timeoutNanos) { [weak connection] in
             guard let connection, connection.phase == .connecting else { return }
             connection.timer = nil
@@ -87,7 +91,7 @@ final class RedisConnection: ConnectionDelegate {
         HostResolver.resolve(host, port: port, loop: loop) { [weak connection] result in
             guard let connection, connection.phase == .connecting else { return }
             switch result {
-            case .success(let addresses): connection.connect(addresses[...], deadline: MonotonicClock.now() &+ timeoutNanos)
+            case .success(let addresses): connection.connect(addresses[...], deadline: deadline)
             case .failure(let failure): connection.close(because: failure.description)
             }
         }
@@ -99,7 +103,7 @@ final class RedisConnection: ConnectionDelegate {
         guard let address = addresses.first else { return }
         let now = MonotonicClock.now()
         Connector.connect(loop: loop, to: address, tls: tls, keepAlive: true,
-                          limits: ConnectionLimits(maxOutputBytes: Self.maxBufferedBytes),
+                          limits: ConnectionLimits(maxOutputBytes: bufferLimit),
                           timeoutNanoseconds: deadline > now ? deadline - now : 1) { [weak self] result in
             guard let self, self.phase == .connecting else {
                 if case .success(let late) = result { late.close() }
@@ -197,15 +201,15 @@ final class RedisConnection: ConnectionDelegate {
             defer { freeReplyObject(object) }
             handle(RedisReply(object.assumingMemoryBound(to: redisReply.self)))
         }
-        if phase == .connected, reader.pointee.len - reader.pointee.pos > UInt(Self.maxBufferedBytes) {
-            close(because: "a reply exceeds \(Self.maxBufferedBytes >> 20) MiB")
+        if phase == .connected, Int(clamping: reader.pointee.len - reader.pointee.pos) > bufferLimit {
+            close(because: "a reply exceeds the \(bufferLimit)-byte input limit")
         }
     }
 
     func connectionDidClose(_ connection: Connection, reason: CloseReason) {
         switch reason {
         case .peerClosed: close(because: "closed by Redis")
-        case .slowConsumer: close(because: "more than \(Self.maxBufferedBytes >> 20) MiB of commands unsent")
+        case .slowConsumer: close(because: "commands past the \(bufferLimit)-byte output limit")
         case .closedByServer: close(because: "closed")
         case .error(let message): close(because: message)
         }
