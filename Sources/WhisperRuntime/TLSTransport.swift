@@ -14,7 +14,15 @@ final class TLSTransport: Transport {
     private(set) var needsReadableToWrite = false
     var shortReadDrains: Bool { false }
 
+    /// OpenSSL's socket BIO writes with plain `write(2)`, which raises SIGPIPE on a socket the
+    /// peer closed (the plain transport uses MSG_NOSIGNAL). The server ignores it at start-up; a
+    /// library user of the runtime (a Redis client in a tool or a test) cannot count on that.
+    private static let ignoreSIGPIPE: Void = {
+        _ = signal(SIGPIPE, SIG_IGN)
+    }()
+
     init?(context: TLSContext, fd: Int32) {
+        _ = Self.ignoreSIGPIPE
         guard let ssl = context.makeSSL() else { return nil }
         guard SSL_set_fd(ssl, fd) == 1 else {
             SSL_free(ssl)
@@ -27,6 +35,7 @@ final class TLSTransport: Transport {
     /// The client side: SNI and hostname checking for a name, an address check for an IP literal
     /// (OpenSSL then accepts only a certificate listing that IP address).
     init?(client tls: ClientTLS, fd: Int32) {
+        _ = Self.ignoreSIGPIPE
         guard let ssl = tls.context.makeSSL() else { return nil }
         guard SSL_set_fd(ssl, fd) == 1, Self.setPeerName(ssl, tls.serverName) else {
             SSL_free(ssl)
