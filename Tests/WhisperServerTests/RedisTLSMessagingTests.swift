@@ -19,16 +19,12 @@ import WhisperTesting
 
         let received = try bob.ws.receiveJSON()
         #expect(received.frameType == "message_received")
-        let payload = received.payload
-        #expect(payload["messageId"] as? String == message.messageId)
-        #expect(payload["ciphertext"] as? String == message.ciphertext)
-        let signedBytes = TestMessage.signedBytes(
-            messageId: payload["messageId"] as? String ?? "", from: payload["from"] as? String ?? "",
-            to: payload["to"] as? String ?? "", timestamp: (payload["timestamp"] as? NSNumber)?.int64Value ?? 0,
-            nonce: payload["nonce"] as? String ?? "", ciphertext: payload["ciphertext"] as? String ?? "")
-        let signature = Array(Data(base64Encoded: payload["sig"] as? String ?? "") ?? Data())
-        #expect(TestSigningKey.verify(signature: signature, message: TestSHA256.hash(signedBytes),
-                                      publicKey: alice.identity.signing.publicKey))
+        // Ed25519 signatures are deterministic: the relayed signed fields are exactly Alice's.
+        let sent = message.payload(signedBy: alice.identity.signing)
+        for field in ["messageId", "from", "to", "nonce", "ciphertext", "sig"] {
+            #expect(received.payload[field] as? String == sent[field] as? String, "\(field)")
+        }
+        #expect((received.payload["timestamp"] as? NSNumber)?.int64Value == message.timestamp)
         // The durable queue is in the TLS Redis too: pending until receipted.
         #expect(try bob.fetchAll().messages.count == 1)
     }

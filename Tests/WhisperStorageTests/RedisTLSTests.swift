@@ -79,34 +79,33 @@ struct RedisTLSTests {
         await raw.close()
     }
 
+    /// Starts a client that must never become ready, and returns its log once it says `reason`.
+    private static func expectRefused(_ configuration: RedisConfiguration, saying reason: String) async throws -> LogLines {
+        let lines = LogLines()
+        let harness = try TestLoop()
+        defer { harness.shutdown() }
+        let client = RedisClient(configuration: configuration, loop: harness.loop, log: lines.log)
+        defer { client.close() }
+        client.start()
+        #expect(await eventually(within: 5) { lines.contains(reason) }, "\(reason)")
+        #expect(client.isConnected == false)
+        #expect(await attempt(client, ["PING"]).failureValue == .disconnected)
+        return lines
+    }
+
     @Test func aWrongCA_neverBecomesReady_andTheLogSaysWhy_withoutTheSecret() async throws {
         let url = try TestEnvironment.redisTLSURL.replacingOccurrences(of: "rediss://", with: "rediss://:hunter2-secret@")
         var configuration = try RedisConfiguration(url: url)
         configuration.tls?.caFile = try TestEnvironment.redisMutualTLSDirectory + "/ca.pem"  // another CA
-        let lines = LogLines()
-        let harness = try TestLoop()
-        defer { harness.shutdown() }
-        let client = RedisClient(configuration: configuration, loop: harness.loop, log: lines.log)
-        defer { client.close() }
-        client.start()
-        #expect(await eventually(within: 5) { lines.contains("certificate verify failed") })
-        #expect(client.isConnected == false)
-        #expect(await attempt(client, ["PING"]).failureValue == .disconnected)
+        let lines = try await Self.expectRefused(configuration, saying: "certificate verify failed")
         #expect(!lines.contains("hunter2"))
     }
 
     @Test func aCertificateForAnotherName_isRefused() async throws {
-        let lines = LogLines()
         var configuration = try RedisConfiguration(url: TestEnvironment.redisTLSURL)
         configuration.tls?.caFile = try TestEnvironment.redisTLSDirectory + "/ca.pem"
         configuration.tls?.serverName = "redis.example.com"
-        let harness = try TestLoop()
-        defer { harness.shutdown() }
-        let client = RedisClient(configuration: configuration, loop: harness.loop, log: lines.log)
-        defer { client.close() }
-        client.start()
-        #expect(await eventually(within: 5) { lines.contains("hostname mismatch") })
-        #expect(client.isConnected == false)
+        _ = try await Self.expectRefused(configuration, saying: "certificate verify failed: hostname mismatch")
     }
 
     @Test func theNameLocalhost_isResolvedOffTheLoop_andVerified() async throws {
@@ -119,19 +118,11 @@ struct RedisTLSTests {
         let directory = try TestEnvironment.redisMutualTLSDirectory
         var configuration = try RedisConfiguration(url: TestEnvironment.redisMutualTLSURL)
         configuration.tls?.caFile = directory + "/ca.pem"
-        let lines = LogLines()
-        let harness = try TestLoop()
-        defer { harness.shutdown() }
-        let anonymous = RedisClient(configuration: configuration, loop: harness.loop, log: lines.log)
-        defer { anonymous.close() }
-        anonymous.start()
-        #expect(await eventually(within: 5) { lines.contains("connect failed") })
-        #expect(anonymous.isConnected == false)
+        _ = try await Self.expectRefused(configuration, saying: "certificate required")
 
-        let redis = try await RedisFixture.connect(url: TestEnvironment.redisMutualTLSURL) {
-            $0.tls = RedisTLSSettings(caFile: directory + "/ca.pem", certificateFile: directory + "/client.pem",
-                                      keyFile: directory + "/client.key")
-        }
+        configuration.tls?.certificateFile = directory + "/client.pem"
+        configuration.tls?.keyFile = directory + "/client.key"
+        let redis = try await RedisFixture.connect(url: TestEnvironment.redisMutualTLSURL) { $0.tls = configuration.tls }
         defer { redis.close() }
         #expect(try await redis.client.send(["PING"]) == .status("PONG"))
     }
