@@ -34,8 +34,6 @@ final class RedisConnection: ConnectionDelegate {
     private enum Phase { case connecting, connected, closed }
 
     let loop: EventLoop
-    private let host: String
-    private let port: Int
     private let tls: ClientTLS?
     private let timeoutNanos: UInt64
     private let bufferLimit: Int
@@ -58,10 +56,8 @@ final class RedisConnection: ConnectionDelegate {
 
     var isConnected: Bool { phase == .connected }
 
-    private init(host: String, port: Int, tls: ClientTLS?, loop: EventLoop, timeoutNanos: UInt64, bufferLimit: Int,
+    private init(tls: ClientTLS?, loop: EventLoop, timeoutNanos: UInt64, bufferLimit: Int,
                  reader: UnsafeMutablePointer<redisReader>) {
-        self.host = host
-        self.port = port
         self.tls = tls
         self.loop = loop
         self.timeoutNanos = timeoutNanos
@@ -79,8 +75,8 @@ final class RedisConnection: ConnectionDelegate {
         guard let reader = redisReaderCreate() else {
             return .failure(RedisStartFailure(reason: "cannot create the RESP reader"))
         }
-        let connection = RedisConnection(host: host, port: port, tls: tls, loop: loop, timeoutNanos: timeoutNanos,
-                                         bufferLimit: bufferLimit, reader: reader)
+        let connection = RedisConnection(tls: tls, loop: loop, timeoutNanos: timeoutNanos, bufferLimit: bufferLimit,
+                                         reader: reader)
         configure(connection)
         let deadline = MonotonicClock.now() &+ timeoutNanos
         connection.timer = loop.schedule(afterNanoseconds: timeoutNanos) { [weak connection] in
