@@ -4,10 +4,12 @@
 import CLinux
 
 /// One outbound, non-blocking TCP connect on a loop, ending in a `Connection` — the client
-/// half the runtime otherwise lacks (the load generator uses it to play many phones).
+/// half the runtime otherwise lacks (the load generator uses it to play many phones, the Redis
+/// client to reach Redis).
 ///
 /// `socket` → optional `bind` to a source address → `connect` (EINPROGRESS) → wait for
-/// writability → `SO_ERROR`. Binding a source address lets one process spread its sockets
+/// writability → `SO_ERROR` → with `tls`, the TLS handshake, certificate verified, before the
+/// `Connection` exists. Binding a source address lets one process spread its sockets
 /// over several loopback addresses and so exceed one address's ephemeral port range; with
 /// `IP_BIND_ADDRESS_NO_PORT` the port is chosen at `connect`, where the kernel may reuse it
 /// towards other destinations.
@@ -16,46 +18,55 @@ import CLinux
 /// `connect(...)` itself (a synchronous failure is reported at the end of the iteration), so
 /// callers need not guard against re-entrance.
 public final class Connector: IOHandler {
-    public typealias Completion = (Result<Connection, SystemError>) -> Void
+    public typealias Completion = (Result<Connection, TransportError>) -> Void
 
     private let loop: EventLoop
     private let fd: Int32
     private let remote: SocketAddress
+    private let tls: ClientTLS?
     private let limits: ConnectionLimits
     private var completion: Completion?
     private var registration: IORegistration?
     private var timer: TimerID?
+    /// Set once TCP is up and the TLS handshake is under way.
+    private var handshaking: TLSTransport?
 
-    private init(loop: EventLoop, fd: Int32, remote: SocketAddress, limits: ConnectionLimits, completion: @escaping Completion) {
+    private init(loop: EventLoop, fd: Int32, remote: SocketAddress, tls: ClientTLS?, limits: ConnectionLimits,
+                 completion: @escaping Completion) {
         self.loop = loop
         self.fd = fd
         self.remote = remote
+        self.tls = tls
         self.limits = limits
         self.completion = completion
     }
 
-    /// Starts connecting to `remote`, from `local` when given (its port is normally 0).
+    /// Starts connecting to `remote`, from `local` when given (its port is normally 0), over TLS
+    /// when `tls` is given; `timeoutNanoseconds` bounds the TCP connect and the handshake.
+    /// `keepAlive` sets SO_KEEPALIVE, so a long-quiet connection notices a peer that vanished.
     /// Loop thread only.
     public static func connect(loop: EventLoop, to remote: SocketAddress, from local: SocketAddress? = nil,
+                               tls: ClientTLS? = nil, keepAlive: Bool = false,
                                limits: ConnectionLimits = ConnectionLimits(), timeoutNanoseconds: UInt64,
                                completion: @escaping Completion) {
         let fd = clinux_socket_stream(remote.family)
         guard fd >= 0 else {
             let error = SystemError.last("socket")
-            loop.deferToEndOfIteration { completion(.failure(error)) }
+            loop.deferToEndOfIteration { completion(.failure(.system(error))) }
             return
         }
-        let connector = Connector(loop: loop, fd: fd, remote: remote, limits: limits, completion: completion)
+        let connector = Connector(loop: loop, fd: fd, remote: remote, tls: tls, limits: limits, completion: completion)
         do {
-            try connector.begin(local: local, timeoutNanoseconds: timeoutNanoseconds)
+            try connector.begin(local: local, keepAlive: keepAlive, timeoutNanoseconds: timeoutNanoseconds)
         } catch {
-            loop.deferToEndOfIteration { connector.fail(error) }
+            loop.deferToEndOfIteration { connector.fail(.system(error)) }
         }
     }
 
-    private func begin(local: SocketAddress?, timeoutNanoseconds: UInt64) throws(SystemError) {
+    private func begin(local: SocketAddress?, keepAlive: Bool, timeoutNanoseconds: UInt64) throws(SystemError) {
         // Small request/response frames: never wait for Nagle.
         try Syscall.setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1, "TCP_NODELAY")
+        if keepAlive { try Syscall.setOption(fd, SOL_SOCKET, SO_KEEPALIVE, 1, "SO_KEEPALIVE") }
         if let local {
             // Best effort: without it the port is picked at bind time, which still works.
             _ = try? Syscall.setOption(fd, Int32(IPPROTO_IP), IP_BIND_ADDRESS_NO_PORT, 1, "IP_BIND_ADDRESS_NO_PORT")
@@ -63,18 +74,16 @@ public final class Connector: IOHandler {
             guard bound == 0 else { throw SystemError.last("bind(\(local))") }
         }
         let result = remote.withSockaddr { Glibc.connect(fd, $0, $1) }
-        if result == 0 {
-            // Loopback may complete at once; still report from the loop, not from here.
-            loop.deferToEndOfIteration { [self] in finish() }
-            return
-        }
         let err = Glibc.errno
-        // EINTR: the connect goes on asynchronously (POSIX), exactly like EINPROGRESS.
-        guard err == EINPROGRESS || err == EINTR else { throw SystemError("connect(\(remote))", errno: err) }
+        // EINTR: the connect goes on asynchronously (POSIX), exactly like EINPROGRESS. Loopback
+        // may complete at once: the socket is writable then, and epoll reports it from the loop.
+        guard result == 0 || err == EINPROGRESS || err == EINTR else {
+            throw SystemError("connect(\(remote))", errno: err)
+        }
         registration = try loop.register(fd, interest: .write, handler: self)
         timer = loop.schedule(afterNanoseconds: timeoutNanoseconds) { [weak self] in
             self?.timer = nil
-            self?.fail(SystemError("connect(\(self?.remote.description ?? "?"))", errno: ETIMEDOUT))
+            self?.fail(.system(SystemError("connect(\(self?.remote.description ?? "?"))", errno: ETIMEDOUT)))
         }
     }
 
@@ -82,29 +91,56 @@ public final class Connector: IOHandler {
         finish()
     }
 
-    /// Writable (or hung up): `SO_ERROR` says whether the handshake succeeded.
+    /// Writable (or hung up): `SO_ERROR` says whether the TCP handshake succeeded.
     private func finish() {
         guard completion != nil else { return }
+        if let handshaking { return handshake(handshaking) }
         var error: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
         guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0 else {
-            return fail(SystemError.last("getsockopt(SO_ERROR)"))
+            return fail(.system(SystemError.last("getsockopt(SO_ERROR)")))
         }
-        guard error == 0 else { return fail(SystemError("connect(\(remote))", errno: error)) }
+        guard error == 0 else { return fail(.system(SystemError("connect(\(remote))", errno: error))) }
+        guard let tls else { return establish(PlainTransport(fd: fd)) }
+        guard let transport = TLSTransport(client: tls, fd: fd) else {
+            return fail(.tls("cannot set up TLS for \(tls.serverName): \(TLSContext.lastError())"))
+        }
+        handshaking = transport
+        handshake(transport)
+    }
+
+    private func handshake(_ transport: TLSTransport) {
+        do {
+            switch try transport.handshake() {
+            case .done:
+                establish(transport)
+            case .wouldBlock:
+                guard let registration else { return }
+                do {
+                    try loop.update(registration, interest: transport.needsWritableToRead ? .write : .read)
+                } catch {
+                    fail(.system(error))
+                }
+            }
+        } catch {
+            fail(error)
+        }
+    }
+
+    private func establish(_ transport: Transport) {
         release()
-        let connection = Connection(loop: loop, fd: fd, peer: remote, transport: PlainTransport(fd: fd),
-                                    isTLS: false, limits: limits)
+        let connection = Connection(loop: loop, fd: fd, peer: remote, transport: transport, isTLS: tls != nil, limits: limits)
         do {
             try connection.start()
         } catch {
             // `close` also closes the descriptor, which the connection now owns.
             connection.close(reason: .error(error.description))
-            return report(.failure(error))
+            return report(.failure(.system(error)))
         }
         report(.success(connection))
     }
 
-    private func fail(_ error: SystemError) {
+    private func fail(_ error: TransportError) {
         guard completion != nil else { return }
         release()
         Syscall.close(fd)
@@ -119,7 +155,7 @@ public final class Connector: IOHandler {
         timer = nil
     }
 
-    private func report(_ result: Result<Connection, SystemError>) {
+    private func report(_ result: Result<Connection, TransportError>) {
         let completion = self.completion
         self.completion = nil
         completion?(result)

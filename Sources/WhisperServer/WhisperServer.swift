@@ -53,6 +53,8 @@ public final class WhisperServer: Sendable {
         var adminAddress = try SocketAddress(host: config.adminAddress.host, port: Int(config.adminAddress.port))
         var contexts: [LoopBound<LoopContext>] = []
         var redisClients: [RedisClient] = []
+        // A Redis TLS file that does not load stops start-up here, not in every reconnect.
+        _ = try RedisConfiguration(endpoint: config.redis).clientTLS()
         for (index, loop) in group.loops.enumerated() {
             let (context, redis) = try WhisperServer.onLoop(loop) { () -> (LoopBound<LoopContext>, RedisClient) in
                 let redis = RedisClient(configuration: RedisConfiguration(endpoint: config.redis), loop: loop, log: storageLog)

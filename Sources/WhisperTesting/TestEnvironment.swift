@@ -17,6 +17,21 @@ public enum TestEnvironment {
     public static var redisURL: String {
         get throws { try require("WHISPER_TEST_REDIS_URL", example: "redis://127.0.0.1:PORT/0") }
     }
+    /// The TLS-only test Redis (`scripts/test`; client certificates optional) and the directory
+    /// of its throwaway CA (`ca.pem`) and a client certificate it accepts (`client.pem`, `client.key`).
+    public static var redisTLSURL: String {
+        get throws { try require("WHISPER_TEST_REDIS_TLS_URL", example: "rediss://127.0.0.1:PORT/0") }
+    }
+    public static var redisTLSDirectory: String {
+        get throws { try require("WHISPER_TEST_REDIS_TLS_DIR", example: "/tmp/…/redis-tls/tls") }
+    }
+    /// A second TLS-only test Redis that requires a client certificate, with its own CA.
+    public static var redisMutualTLSURL: String {
+        get throws { try require("WHISPER_TEST_REDIS_MTLS_URL", example: "rediss://127.0.0.1:PORT/0") }
+    }
+    public static var redisMutualTLSDirectory: String {
+        get throws { try require("WHISPER_TEST_REDIS_MTLS_DIR", example: "/tmp/…/redis-mtls/tls") }
+    }
     /// scripts/services, which starts and stops private PostgreSQL and Redis servers.
     public static var servicesScript: String {
         get throws { try require("WHISPER_SERVICES", example: "$PWD/scripts/services") }

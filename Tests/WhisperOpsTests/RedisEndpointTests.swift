@@ -32,7 +32,7 @@ import WhisperOps
 
     @Test(arguments: ["redis://", "redis://host:0", "redis://host:99999", "redis://host:65536", "redis://host:x",
                       "redis://host/x", "redis://host/-1", "redis://host/1?x=y", "redis://:%zz@host", "redis://%zz@host",
-                      "tcp://host", "rediss://host:6379/0", "redis://ho st", "redis://::1:6379", "redis://[::1/0",
+                      "tcp://host", "rediss://", "rediss:/host", "redis://ho st", "redis://::1:6379", "redis://[::1/0",
                       "redis://:1/0"])
     func parse_rejectsMalformedURLs(_ text: String) {
         #expect(throws: ConfigError.self) { try RedisEndpoint.parse(text) }
@@ -42,6 +42,13 @@ import WhisperOps
         let error = #expect(throws: ConfigError.self) { try RedisEndpoint.parse("redis://topsecret@cache:0") }
         #expect(error?.description.contains("topsecret") == false, "\(String(describing: error))")
         #expect(error?.description.contains("redis://***@cache:0") == true, "\(String(describing: error))")
+    }
+
+    @Test func parse_rediss_meansTLS() throws {
+        let endpoint = try RedisEndpoint.parse("REDISS://relay:pw@cache:6380/2")
+        #expect(endpoint == RedisEndpoint(host: "cache", port: 6380, database: 2, username: "relay", password: Secret("pw"),
+                                          tls: RedisTLSSettings()))
+        #expect(endpoint.description == "rediss://relay:***@cache:6380/2")
     }
 
     @Test func description_hidesThePassword() throws {

@@ -168,7 +168,7 @@ import WhisperProtocol
         ("WHISPER_PUBLIC_ADDR", "8080", #"WHISPER_PUBLIC_ADDR: expected host:port or [IPv6]:port with port 0-65535, got "8080""#),
         ("WHISPER_ADMIN_ADDR", "127.0.0.1:70000", #"WHISPER_ADMIN_ADDR: expected host:port or [IPv6]:port with port 0-65535, got "127.0.0.1:70000""#),
         ("WHISPER_DATABASE_URL", "mysql://u:hunter2@db/x", #"WHISPER_DATABASE_URL: expected a postgres:// or postgresql:// URI, got "mysql://u:***@db/x""#),
-        ("WHISPER_REDIS_URL", "http://:pw@redis:6379", #"WHISPER_REDIS_URL: expected redis://[:password@]host[:port][/db], got "http://:***@redis:6379""#),
+        ("WHISPER_REDIS_URL", "http://:pw@redis:6379", #"WHISPER_REDIS_URL: expected redis[s]://[:password@]host[:port][/db], got "http://:***@redis:6379""#),
         ("WHISPER_REDIS_PREFIX", "has space", #"WHISPER_REDIS_PREFIX: expected up to 64 printable ASCII characters without spaces, got "has space""#),
         ("WHISPER_TURN_URLS", "http://turn", "WHISPER_TURN_SECRET: not set; required when WHISPER_TURN_URLS is set"),
         ("WHISPER_TLS_CERT", "/c.pem", "WHISPER_TLS_KEY: not set; required when WHISPER_TLS_CERT is set"),
@@ -246,9 +246,25 @@ import WhisperProtocol
             == "WHISPER_OUTPUT_BUFFER_LIMIT_BYTES: must hold the largest HTTP response, a full contacts backup (6666956 bytes), got 6666955")
     }
 
-    @Test func rediss_isRefusedAsUnsupported() {
-        #expect(configError(["WHISPER_REDIS_URL": "rediss://host:6380"])?.description
-            == "WHISPER_REDIS_URL: rediss:// (TLS) is not supported by the Redis client; use redis://")
+    @Test func rediss_turnsOnTLSWithItsFiles() throws {
+        let config = try loadConfig(["WHISPER_REDIS_URL": "rediss://relay:pw@cache:6380/0",
+                                     "WHISPER_REDIS_TLS_CA_FILE": "/etc/redis-ca.pem",
+                                     "WHISPER_REDIS_TLS_CERT_FILE": "/etc/c.pem", "WHISPER_REDIS_TLS_KEY_FILE": "/etc/k.pem"])
+        #expect(config.redis.tls == RedisTLSSettings(caFile: "/etc/redis-ca.pem", certificateFile: "/etc/c.pem",
+                                                     keyFile: "/etc/k.pem"))
+        #expect(config.redis.description == "rediss://relay:***@cache:6380/0")
+        #expect(config.unrecognizedVariables.isEmpty)
+        #expect(try loadConfig(["WHISPER_REDIS_URL": "rediss://cache"]).redis.tls == RedisTLSSettings())
+        #expect(try loadConfig(["WHISPER_REDIS_URL": "redis://cache"]).redis.tls == nil)
+    }
+
+    @Test func redisTLSFiles_withoutRediss_orHalfAClientCertificate_areRefused() {
+        #expect(configError(["WHISPER_REDIS_URL": "redis://cache", "WHISPER_REDIS_TLS_CA_FILE": "/ca.pem"])?.description
+            == "WHISPER_REDIS_URL: WHISPER_REDIS_TLS_* is set but the URL is redis://; use rediss:// for TLS")
+        #expect(configError(["WHISPER_REDIS_URL": "rediss://cache", "WHISPER_REDIS_TLS_CERT_FILE": "/c.pem"])?.variable
+            == "WHISPER_REDIS_TLS_KEY_FILE")
+        #expect(configError(["WHISPER_REDIS_URL": "rediss://cache", "WHISPER_REDIS_TLS_KEY_FILE": "/k.pem"])?.variable
+            == "WHISPER_REDIS_TLS_CERT_FILE")
     }
 
     @Test func unknownWhisperVariable_isReportedNotFatal() throws {

@@ -46,17 +46,4 @@ struct RedisCommandTests {
         #expect(Array(arrays.evalsha) == Array(closures.evalsha))
         #expect(Self.text(arrays.evalsha).hasSuffix("$1\r\n1\r\n$1\r\na\r\n$0\r\n\r\n$3\r\nxyz\r\n"))
     }
-
-    /// hiredis walks a SUBSCRIBE's arguments with `strchr` until it finds no more `$`: without
-    /// a NUL after the command it read past the buffer and asserted (a crash seen in the suite).
-    @Test func finishedCommand_isFollowedByANulInMemory() {
-        var command = RedisCommand([Array("SUBSCRIBE".utf8), Array("a".utf8), Array("b".utf8)])
-        let bytes = command.finish()
-        let after = bytes.withUnsafeBufferPointer { buffer -> UInt8? in
-            guard let base = buffer.baseAddress else { return nil }
-            return UnsafeRawPointer(base + buffer.count).load(as: UInt8.self)
-        }
-        #expect(after == 0)
-        #expect(!bytes.contains(0))
-    }
 }

@@ -1,5 +1,6 @@
 import Testing
 import WhisperOps
+import WhisperRuntime
 @testable import WhisperStorage
 
 /// URL parsing itself is `RedisEndpoint`'s (WhisperOpsTests/RedisEndpointTests).
@@ -20,5 +21,22 @@ struct RedisConfigurationTests {
     @Test func redactedDescription_omitsCredentials() throws {
         let configuration = try RedisConfiguration(url: "redis://:s%40cret@cache.internal:6380/4")
         #expect(configuration.redactedDescription == "redis://cache.internal:6380/4")
+    }
+
+    @Test func rediss_carriesTLS_intoTheDescriptionAndTheClientContext() throws {
+        var configuration = RedisConfiguration(endpoint: try RedisEndpoint.parse("rediss://:s%40cret@10.0.0.5:6380/1"))
+        #expect(configuration.tls == RedisTLSSettings())
+        #expect(configuration.redactedDescription == "rediss://10.0.0.5:6380/1")
+        #expect(try configuration.clientTLS()?.serverName == "10.0.0.5")
+        configuration.tls?.serverName = "cache.internal"
+        #expect(try configuration.clientTLS()?.serverName == "cache.internal")
+        #expect(try RedisConfiguration(url: "redis://10.0.0.5").clientTLS() == nil)
+    }
+
+    @Test func anUnreadableCAFile_isAnErrorNamingIt() throws {
+        var configuration = try RedisConfiguration(url: "rediss://10.0.0.5")
+        configuration.tls?.caFile = "/nonexistent/redis-ca.pem"
+        let error = #expect(throws: TLSConfigError.self) { try configuration.clientTLS() }
+        #expect(error?.reason.hasPrefix("CA file /nonexistent/redis-ca.pem:") == true, "\(String(describing: error))")
     }
 }

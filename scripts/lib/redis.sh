@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# Redis: a private redis-server per data folder (redis_start, redis_stop, redis_pid, redis_url).
+# Redis: a private redis-server per data folder (redis_start, redis_stop, redis_pid, redis_url), and one
+# speaking TLS only (redis_tls_start; stopped with redis_stop too).
 # Sourced by scripts/lib.sh after common.sh; do not run it.
 #
 # DIR holds its AOF, pid file (redis.pid), log (redis.log) and the port it was last started on
@@ -77,8 +78,9 @@ _redis_wait() {
 
 # redis_stop DIR: SHUTDOWN through redis-cli (it writes the AOF out), then signals if needed.
 redis_stop() {
-  local dir pid port
+  local dir pid port tls=()
   dir="$(abs_path "$1")"
+  [[ -f "$dir/tls/ca.pem" ]] && tls=(--tls --cacert "$dir/tls/ca.pem" --cert "$dir/tls/client.pem" --key "$dir/tls/client.key")
   if ! pid="$(redis_pid "$dir")"; then
     log "Redis in $dir is not running"
     return 0
@@ -86,7 +88,7 @@ redis_stop() {
   port="$(cat "$dir/redis.port" 2>/dev/null || true)"
   log "stopping Redis ($dir)"
   if [[ -n "$port" ]]; then
-    redis-cli -h 127.0.0.1 -p "$port" shutdown >/dev/null 2>&1 || true
+    redis-cli "${tls[@]}" -h 127.0.0.1 -p "$port" shutdown >/dev/null 2>&1 || true
   fi
   if wait_until "$WHISPER_WAIT_TIMEOUT" "Redis (pid $pid) to exit" _pid_gone "$pid"; then
     return 0
@@ -98,4 +100,63 @@ redis_stop() {
   fi
   kill -KILL "$pid" 2>/dev/null || true
   wait_until 5 "Redis (pid $pid) to exit after SIGKILL" _pid_gone "$pid"
+}
+
+# redis_tls_start DIR PORT [CLIENTS]: a redis-server for DIR speaking only TLS on 127.0.0.1:PORT
+# (no plain port), with a throwaway CA made by openssl in DIR/tls: ca.pem, a server certificate for
+# 127.0.0.1, ::1 and localhost, and a client certificate (client.pem, client.key) signed by the same
+# CA. CLIENTS is redis-server's --tls-auth-clients: `optional` (default; an offered certificate
+# must verify) or `yes` (required). Prints the rediss:// URL once the server answers PING over TLS.
+redis_tls_start() {
+  local dir port clients tls pid
+  dir="$(abs_path "$1")"
+  port=$2
+  clients=${3:-optional}
+  [[ "$port" =~ ^[0-9]+$ ]] || { err "bad port '$port'"; return 1; }
+  tls="$dir/tls"
+  mkdir -p "$tls" || { err "cannot create $tls"; return 1; }
+  _redis_tls_certificates "$tls" || { err "openssl could not make the test certificates in $tls"; return 1; }
+  if pid="$(redis_pid "$dir")"; then
+    err "Redis in $dir already runs (pid $pid)"
+    return 1
+  fi
+  log "starting Redis over TLS on 127.0.0.1:$port ($dir)"
+  printf '%s\n' "$port" >"$dir/redis.port"
+  if ! redis-server --bind 127.0.0.1 --port 0 --tls-port "$port" --dir "$dir" \
+    --tls-cert-file "$tls/server.pem" --tls-key-file "$tls/server.key" --tls-ca-cert-file "$tls/ca.pem" \
+    --tls-auth-clients "$clients" --daemonize yes --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" \
+    </dev/null >/dev/null 2>&1; then
+    err "redis-server failed to start with TLS on port $port"
+    tail_log "$dir/redis.log"
+    return 1
+  fi
+  if ! wait_until "$WHISPER_WAIT_TIMEOUT" "Redis TLS PONG on port $port" _redis_tls_ping "$tls" "$port"; then
+    tail_log "$dir/redis.log"
+    return 1
+  fi
+  printf 'rediss://127.0.0.1:%s/0\n' "$port"
+}
+
+_redis_tls_ping() {
+  [[ "$(redis-cli --tls --cacert "$1/ca.pem" --cert "$1/client.pem" --key "$1/client.key" \
+    -h 127.0.0.1 -p "$2" ping 2>/dev/null)" == PONG ]]
+}
+
+# _redis_tls_certificates DIR: ca.pem/ca.key, server.pem/server.key (127.0.0.1, ::1, localhost)
+# and client.pem/client.key, EC P-256, valid for two days.
+_redis_tls_certificates() {
+  local dir=$1 name
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj "/CN=whisper test Redis CA" \
+    -keyout "$dir/ca.key" -out "$dir/ca.pem" 2>/dev/null || return 1
+  for name in server client; do
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=whisper test Redis $name" \
+      -keyout "$dir/$name.key" -out "$dir/$name.csr" 2>/dev/null || return 1
+  done
+  printf 'subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost\nextendedKeyUsage=serverAuth\n' >"$dir/server.ext"
+  printf 'extendedKeyUsage=clientAuth\n' >"$dir/client.ext"
+  for name in server client; do
+    openssl x509 -req -in "$dir/$name.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" -CAcreateserial -days 2 \
+      -extfile "$dir/$name.ext" -out "$dir/$name.pem" 2>/dev/null || return 1
+  done
+  chmod 600 "$dir"/*.key
 }

@@ -4,9 +4,11 @@ import WhisperProtocol
 ///
 ///     redis://[[username]:password@]host[:port][/db]
 ///     redis://password@host[:port][/db]
+///     rediss://…  (the same over TLS)
 ///
 /// `host` may be `[ipv6]`; port defaults to 6379 and db to 0. Username and password are
-/// percent-decoded. `rediss://` is refused: hiredis 0.14 has no TLS.
+/// percent-decoded. `rediss://` sets `tls` (to the defaults; `ServerConfig` fills in the
+/// `WHISPER_REDIS_TLS_*` files).
 public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
     public var host: String
     public var port: UInt16
@@ -14,14 +16,17 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
     /// Redis 6 ACL user; nil for the classic `AUTH password`.
     public var username: String?
     public var password: Secret?
+    /// Non-nil for `rediss://`.
+    public var tls: RedisTLSSettings?
 
     public init(host: String, port: UInt16 = 6379, database: Int = 0, username: String? = nil,
-                password: Secret? = nil) {
+                password: Secret? = nil, tls: RedisTLSSettings? = nil) {
         self.host = host
         self.port = port
         self.database = database
         self.username = username
         self.password = password
+        self.tls = tls
     }
 
     /// The URL with the password replaced by `***`: safe for logs.
@@ -31,31 +36,24 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
             userInfo = (username ?? "") + (password == nil ? "" : ":***") + "@"
         }
         let hostPart = host.contains(":") ? "[\(host)]" : host
-        return "redis://\(userInfo)\(hostPart):\(port)/\(database)"
+        return "\(tls == nil ? "redis" : "rediss")://\(userInfo)\(hostPart):\(port)/\(database)"
     }
 
     static let variable = "WHISPER_REDIS_URL"
-    static let expectation = "redis://[:password@]host[:port][/db]"
+    static let expectation = "redis[s]://[:password@]host[:port][/db]"
 
     /// Parses a redis URL; errors name `WHISPER_REDIS_URL` and never echo the password.
     public static func parse(_ text: String) throws(ConfigError) -> RedisEndpoint {
         let bytes = Array(text.utf8)
-        let scheme = Array("redis://".utf8)
-        guard bytes.count > scheme.count,
-              bytes[..<scheme.count].map({ $0 | 0x20 }) == scheme.map({ $0 | 0x20 })
-        else {
-            if text.lowercased().hasPrefix("rediss://") {
-                throw .conflict(variable: variable,
-                                reason: "rediss:// (TLS) is not supported by the Redis client; use redis://")
-            }
-            throw invalid(text)
-        }
+        let isTLS = hasScheme(bytes, "rediss://")
+        let scheme = Array((isTLS ? "rediss://" : "redis://").utf8)
+        guard bytes.count > scheme.count, isTLS || hasScheme(bytes, "redis://") else { throw invalid(text) }
         let rest = bytes[scheme.count...]
         let authorityEnd = rest.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
         var authority = rest[..<authorityEnd]
         let path = rest[authorityEnd...]
 
-        var endpoint = RedisEndpoint(host: "")
+        var endpoint = RedisEndpoint(host: "", tls: isTLS ? RedisTLSSettings() : nil)
         if let at = authority.lastIndex(of: UInt8(ascii: "@")) {
             let userInfo = authority[..<at]
             authority = authority[(at + 1)...]
@@ -73,6 +71,11 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
         }
         endpoint.database = try parseDatabase(path, original: text)
         return endpoint
+    }
+
+    private static func hasScheme(_ bytes: [UInt8], _ scheme: String) -> Bool {
+        let expected = Array(scheme.utf8)
+        return bytes.count >= expected.count && bytes[..<expected.count].map({ $0 | 0x20 }) == expected
     }
 
     /// `user:password`, `:password`, or a bare `password`: without a colon the userinfo is the

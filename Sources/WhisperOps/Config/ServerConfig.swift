@@ -8,7 +8,8 @@ import WhisperProtocol
 /// | `WHISPER_PUBLIC_ADDR` | `0.0.0.0:8080` | public listener, `host:port` or `[v6]:port`; port 0 = ephemeral |
 /// | `WHISPER_ADMIN_ADDR` | `127.0.0.1:9090` | admin listener (`/metrics`, `/admin/*`) |
 /// | `WHISPER_DATABASE_URL` | — | libpq URI `postgres[ql]://…`; required by `serve` and `migrate` |
-/// | `WHISPER_REDIS_URL` | `redis://127.0.0.1:6379/0` | `redis://[:password@]host[:port][/db]` |
+/// | `WHISPER_REDIS_URL` | `redis://127.0.0.1:6379/0` | `redis[s]://[:password@]host[:port][/db]`; `rediss` = TLS |
+/// | `WHISPER_REDIS_TLS_*` | — | CA file, client certificate, server name for `rediss://`, see `RedisTLSSettings` |
 /// | `WHISPER_REDIS_PREFIX` | `whisper:` | prefix of every Redis key and channel |
 /// | `WHISPER_ADMIN_TOKEN` | — | bearer token for `/admin/*`; unset = admin API refuses all |
 /// | `WHISPER_TLS_CERT`, `WHISPER_TLS_KEY` | — | PEM paths, both or neither; TLS on both listeners |
@@ -111,9 +112,10 @@ public struct ServerConfig: Sendable {
 
     private static func load(_ env: EnvironmentReader, defaultThreads: Int) throws(ConfigError) -> ServerConfig {
         let databaseURL = try loadDatabaseURL(env)
-        let redis = try env.trimmed("WHISPER_REDIS_URL").map { text throws(ConfigError) in
+        var redis = try env.trimmed("WHISPER_REDIS_URL").map { text throws(ConfigError) in
             try RedisEndpoint.parse(text)
         } ?? RedisEndpoint(host: "127.0.0.1")
+        redis.tls = try RedisTLSSettings.load(from: env, enabled: redis.tls != nil)
         let logLevel = try loadLogLevel(env)
         let config = ServerConfig(
             publicAddress: try env.address("WHISPER_PUBLIC_ADDR", default: SocketAddressSpec(host: "0.0.0.0", port: 8080)),

@@ -3,18 +3,19 @@ import WhisperRuntime
 
 /// Redis access for one event loop (the server creates one client per loop).
 ///
-/// Threading design: hiredis's async API runs on the loop's own epoll — a small adapter
-/// maps hiredis's read/write interest onto `EventLoop.register/update`, and readiness back
-/// onto `redisAsyncHandleRead/Write`. Redis is on the message hot path (sessions, pending
-/// queues, rate limits, presence, cross-node routing), so a command costs no thread hop and
-/// no lock: it is appended to the connection's buffer, every command of a loop iteration
-/// leaves in one `write` before the loop sleeps (pipelining for free), and replies run
-/// their completions on the same loop thread, in order.
+/// Threading design: the connection is a socket on the loop's own epoll (`RedisConnection`:
+/// the runtime's `Connector` and `Connection`, plain TCP or TLS for `rediss://`, with hiredis
+/// only parsing replies). Redis is on the message hot path (sessions, pending queues, rate
+/// limits, presence, cross-node routing), so a command costs no thread hop and no lock: it is
+/// appended to the connection's output, every command of a loop iteration leaves in one
+/// `write` before the loop sleeps (pipelining for free), and replies run their completions on
+/// the same loop thread, in order. Only a host name's lookup leaves the loop (a thread of its
+/// own, at each connect).
 ///
 /// Failure behaviour: no command waits for a connection. While disconnected, `send` fails
 /// fast with `.disconnected`; a dropped connection fails everything in flight, then
 /// reconnects with backoff (50 ms doubling to 2 s, jittered). A reply slower than the
-/// command timeout (default 5 s, loop timers — hiredis 0.14 has none) is treated as a
+/// command timeout (default 5 s, loop timers) is treated as a
 /// broken connection: in-flight commands fail with `.timeout` and it reconnects. A script
 /// that is safe to run twice (`evalScript(…, retryOnce: true)`) and lost its link instead
 /// waits for the next one, at most `retryWindowNanos` (1 s), and runs once more there.
@@ -128,7 +129,7 @@ public final class RedisClient: @unchecked Sendable {
     }
 
     private func awaitLink(resend: @escaping () -> Void, fail: @escaping () -> Void) {
-        // In-flight commands fail inside hiredis's teardown: decide outside its frame.
+        // In-flight commands fail inside the connection's teardown: decide after it.
         loop.deferToEndOfIteration { [self] in
             if link.ready != nil { return resend() }
             awaitingLink.append((MonotonicClock.now() + Self.retryWindowNanos, resend, fail))
@@ -189,8 +190,8 @@ public final class RedisClient: @unchecked Sendable {
         loop.deferToEndOfIteration { completion(.failure(error)) }
     }
 
-    /// Commands that would break the one-reply-per-command order hiredis relies on (and
-    /// make it assert): pub/sub belongs to `RedisSubscriber`.
+    /// Commands that would break the one-reply-per-command order the connection relies on:
+    /// pub/sub belongs to `RedisSubscriber`.
     static func validate(_ arguments: [[UInt8]]) -> RedisError? {
         guard let name = arguments.first else { return .invalidCommand("no arguments") }
         guard name.count >= 6, name.count <= 12 else { return nil }

@@ -1,7 +1,7 @@
 /// A Redis command encoded straight into RESP, the protocol's request form, in one buffer:
-/// `*<count>\r\n`, then `$<length>\r\n<bytes>\r\n` per argument. hiredis takes the bytes as
-/// they are (`redisAsyncFormattedCommand`), so a command costs one growing array instead of
-/// an array per argument, an argv and a length table, and hiredis's own formatting.
+/// `*<count>\r\n`, then `$<length>\r\n<bytes>\r\n` per argument, written to the socket as they
+/// are, so a command costs one growing array instead of an array per argument, an argv and a
+/// length table, and a formatting pass.
 ///
 /// The count is not known until the last argument, so the buffer starts with `headerRoom`
 /// spare bytes and the header is written right-aligned into them at the end (`finish`):
@@ -149,7 +149,7 @@ public struct RedisCommand: Sendable {
         buffer.append(UInt8(ascii: "\n"))
     }
 
-    /// Finishes the command (call once) and returns its bytes, which a NUL follows in memory:
+    /// Finishes the command (call once) and returns its bytes:
     /// the `*<count>` header, then `leading` (arguments already encoded by
     /// `RedisCommand.arguments`, `leadingCount` of them, e.g.
     /// `EVALSHA <sha>`), then `number` as one more argument if given (a script's `numkeys`),
@@ -196,12 +196,7 @@ public struct RedisCommand: Sendable {
                 put(UInt8(ascii: "\n"))
             }
         }
-        // hiredis reads the command as a C string: finding a SUBSCRIBE's channels it walks the
-        // arguments until `strchr` finds no more `$`, which only a NUL after the last one stops.
-        // The NUL stays in the buffer, outside the returned bytes.
-        let end = buffer.count
-        buffer.append(0)
-        return buffer[start..<end]
+        return buffer[start...]
     }
 
     /// Arguments encoded on their own (no `*` header), to go first in another command.

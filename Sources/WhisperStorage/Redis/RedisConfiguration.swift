@@ -1,18 +1,21 @@
 import WhisperOps
+import WhisperRuntime
 
 /// Where and how to reach Redis: from a `RedisEndpoint` (docs/operations.md "Configuration" `WHISPER_REDIS_URL`),
 /// or field by field.
 public struct RedisConfiguration: Sendable, Equatable {
-    /// Prefer an IP address. hiredis 0.14 resolves names with a blocking `getaddrinfo` on
-    /// the loop thread at every (re)connect, and tries only the first address it gets.
+    /// A name is resolved off the loop at every (re)connect, and each of its addresses is tried
+    /// in turn; an IP address skips the lookup.
     public var host: String
     public var port: Int
     /// ACL user (Redis 6+); nil sends `AUTH password`.
     public var username: String?
     public var password: String?
     public var database: Int
-    /// A reply slower than this marks the connection broken (hiredis 0.14 has no async
-    /// timeouts, so the loop's timers enforce it). Also bounds the TCP connect.
+    /// TLS (`rediss://`) with these files; nil = plain TCP.
+    public var tls: RedisTLSSettings?
+    /// A reply slower than this marks the connection broken (the loop's timers enforce it).
+    /// Also bounds a connect: the lookup, every address tried and the TLS handshake.
     public var commandTimeoutMillis: Int
     public var reconnectInitialMillis: Int
     public var reconnectMaximumMillis: Int
@@ -38,6 +41,7 @@ public struct RedisConfiguration: Sendable, Equatable {
                   password: endpoint.password?.unredacted, database: endpoint.database,
                   commandTimeoutMillis: commandTimeoutMillis, reconnectInitialMillis: reconnectInitialMillis,
                   reconnectMaximumMillis: reconnectMaximumMillis)
+        tls = endpoint.tls
     }
 
     /// A URL read by `RedisEndpoint.parse`, the one Redis URL parser (its errors never echo
@@ -48,6 +52,14 @@ public struct RedisConfiguration: Sendable, Equatable {
 
     /// `host:port/db` without credentials, for logs.
     public var redactedDescription: String {
-        "redis://\(host.contains(":") ? "[\(host)]" : host):\(port)/\(database)"
+        "\(tls == nil ? "redis" : "rediss")://\(host.contains(":") ? "[\(host)]" : host):\(port)/\(database)"
+    }
+
+    /// The TLS context for `tls` (its files read now), nil for plain TCP. The certificate must be
+    /// valid for `tls.serverName`, else for `host`.
+    public func clientTLS() throws(TLSConfigError) -> ClientTLS? {
+        guard let tls else { return nil }
+        let context = try TLSClientContext(caFile: tls.caFile, certificateFile: tls.certificateFile, keyFile: tls.keyFile)
+        return ClientTLS(context: context, serverName: tls.serverName ?? host)
     }
 }

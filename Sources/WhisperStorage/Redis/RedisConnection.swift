@@ -1,25 +1,30 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
 internal import CHiredis
 import WhisperOps
 import WhisperRuntime
 
-/// One hiredis async context driven by an `EventLoop` (PLATFORM-NOTES, "hiredis async on
-/// your own loop"). Loop-confined. Lives from `open` until hiredis runs the `cleanup` hook —
-/// after an I/O error, a failed connect, or our own `close` — and reports that once through
-/// `onClosed`, at the end of the loop iteration, outside any hiredis frame.
+/// One connection to Redis on an `EventLoop`, on the runtime's own socket I/O: the name is
+/// resolved off the loop (`HostResolver`), each address is tried in turn (`Connector`, plain TCP
+/// or TLS with the certificate verified), and the bytes flow through a runtime `Connection`.
+/// hiredis is only the RESP reader. Loop-confined. Lives from `open` until it closes — after an
+/// I/O or protocol error, a failed connect, or our own `close` — and reports that once through
+/// `onClosed`, at the end of the loop iteration, outside any callback of ours.
 ///
-/// hiredis asks for readiness through `ev.addRead/delRead/addWrite/delWrite`; we turn that
-/// into epoll interest. Once connected, `addWrite` does not arm EPOLLOUT: the owner's
-/// before-sleep hook calls `flushIfNeeded`, so every command issued in an iteration leaves
-/// in one `write`, and EPOLLOUT is armed only for what a full socket left behind.
+/// Commands are written into the `Connection`, which flushes after the loop's before-sleep
+/// hooks: every command issued in an iteration leaves in one `write`, and EPOLLOUT is armed only
+/// for what a full socket left behind.
 ///
-/// In-flight commands sit in a FIFO beside hiredis's own callback list (replies come in
-/// send order), each with a deadline; one loop timer watches the oldest.
-final class RedisConnection: IOHandler {
+/// In-flight commands sit in a FIFO (replies come in send order), each with a deadline; one
+/// loop timer watches the oldest. The same timer bounds the whole connect: resolving, every
+/// address tried, and the TLS handshake.
+final class RedisConnection: ConnectionDelegate {
     /// The reply is valid only during the call (`RedisReply`).
     typealias Completion = (Result<RedisReply, RedisError>) -> Void
+
+    /// Bytes received but not yet a whole reply, and bytes queued but not yet written, are each
+    /// capped (by default here): a connection past either is closed (its commands fail). Redis's
+    /// own limit on one bulk string is 512 MiB; the relay's largest replies (pending-message
+    /// batches) are a few MiB, so 64 MiB means a runaway reply or a Redis that stopped reading.
+    static let maxBufferedBytes = 64 << 20
 
     private struct InFlight {
         let deadline: UInt64
@@ -29,248 +34,212 @@ final class RedisConnection: IOHandler {
     private enum Phase { case connecting, connected, closed }
 
     let loop: EventLoop
+    private let tls: ClientTLS?
     private let timeoutNanos: UInt64
-    private var context: UnsafeMutablePointer<redisAsyncContext>?
+    private let bufferLimit: Int
     private var phase = Phase.connecting
-    /// Connected and not torn down: hiredis may already have dropped a connection whose
-    /// owner has not been told yet (that report comes at the end of the iteration).
+    /// Connected and not torn down (the owner hears of a close only at the end of the iteration).
     var isOpen: Bool { phase == .connected }
-    private var registration: IORegistration?
-    private var interest: IOEvents = []
-    private var flushPending = false
-    private var flushing = false
+    private var connection: Connection?
+    private let reader: UnsafeMutablePointer<redisReader>
+    /// After the first SUBSCRIBE: pub/sub pushes arrive besides the replies.
+    private var subscribed = false
     private var inFlight = RingBuffer<InFlight>()
     private var timer: TimerID?
-    /// What in-flight commands fail with when hiredis hands their callbacks a NULL reply.
+    /// What in-flight commands fail with when the connection goes.
     private var failure = RedisError.disconnected
-    private var closeReason: String?
-    /// Keeps this object alive while hiredis holds pointers to it (ev.data, privdata);
-    /// released at the end of the iteration in which `cleanup` ran.
-    private var selfReference: Unmanaged<RedisConnection>?
 
     var onConnected: (() -> Void)?
     var onClosed: ((String) -> Void)?
-    /// Pub/sub: `(channel, payload)` for each `message` push.
+    /// Pub/sub: `(channel, payload)` for each `message` and `smessage` push.
     var onMessage: (([UInt8], [UInt8]) -> Void)?
 
     var isConnected: Bool { phase == .connected }
 
-    /// hiredis writes with plain `write(2)`, which raises SIGPIPE on a socket the server
-    /// closed. A server process ignores it anyway; a library cannot count on that.
-    private static let ignoreSIGPIPE: Void = {
-        _ = signal(SIGPIPE, SIG_IGN)
-    }()
-
-    private init(loop: EventLoop, timeoutNanos: UInt64) {
+    private init(tls: ClientTLS?, loop: EventLoop, timeoutNanos: UInt64, bufferLimit: Int,
+                 reader: UnsafeMutablePointer<redisReader>) {
+        self.tls = tls
         self.loop = loop
         self.timeoutNanos = timeoutNanos
+        self.bufferLimit = bufferLimit
+        self.reader = reader
     }
 
-    /// Starts a non-blocking connect. Immediate failures (bad address, refused at once)
-    /// return `.failure`; later ones arrive through `onClosed`. `configure` sets the
-    /// callbacks before anything can fire.
-    static func open(host: String, port: Int, loop: EventLoop, timeoutNanos: UInt64,
+    deinit { redisReaderFree(reader) }
+
+    /// Starts resolving and connecting; over TLS when `tls` is given. Failures arrive through
+    /// `onClosed`. `configure` sets the callbacks before anything can fire.
+    static func open(host: String, port: Int, tls: ClientTLS? = nil, loop: EventLoop, timeoutNanos: UInt64,
+                     bufferLimit: Int = maxBufferedBytes,
                      configure: (RedisConnection) -> Void) -> Result<RedisConnection, RedisStartFailure> {
-        _ = ignoreSIGPIPE
-        guard let portValue = Int32(exactly: port), let ac = redisAsyncConnect(host, portValue) else {
-            return .failure(RedisStartFailure(reason: "cannot create hiredis context"))
+        guard let reader = redisReaderCreate() else {
+            return .failure(RedisStartFailure(reason: "cannot create the RESP reader"))
         }
-        if ac.pointee.err != 0 {
-            let reason = ac.pointee.errstr.map { String(cString: $0) } ?? "connect failed"
-            redisAsyncFree(ac)
-            return .failure(RedisStartFailure(reason: reason))
-        }
-        let connection = RedisConnection(loop: loop, timeoutNanos: timeoutNanos)
+        let connection = RedisConnection(tls: tls, loop: loop, timeoutNanos: timeoutNanos, bufferLimit: bufferLimit,
+                                         reader: reader)
         configure(connection)
-        connection.attach(ac)
+        let deadline = MonotonicClock.now() &+ timeoutNanos
+        connection.timer = loop.schedule(afterNanoseconds: timeoutNanos) { [weak connection] in
+            guard let connection, connection.phase == .connecting else { return }
+            connection.timer = nil
+            connection.close(failing: .timeout, because: "connect timed out")
+        }
+        HostResolver.resolve(host, port: port, loop: loop) { [weak connection] result in
+            guard let connection, connection.phase == .connecting else { return }
+            switch result {
+            case .success(let addresses): connection.connect(addresses[...], deadline: deadline)
+            case .failure(let failure): connection.close(because: failure.description)
+            }
+        }
         return .success(connection)
     }
 
-    /// Hooks first, then the connect callback: `redisAsyncSetConnectCallback` calls
-    /// `addWrite` at once, and the fd must be registered by then.
-    private func attach(_ ac: UnsafeMutablePointer<redisAsyncContext>) {
-        context = ac
-        let retained = Unmanaged.passRetained(self)
-        selfReference = retained
-        Self.installHooks(ac, retained.toOpaque())
-        do {
-            registration = try loop.register(ac.pointee.c.fd, interest: interest, handler: self)
-        } catch {
-            close(because: "epoll registration failed: \(error)")  // cleanup reports it
-            return
+    /// Tries `addresses` one after the other until one connects, all within the connect timeout.
+    private func connect(_ addresses: ArraySlice<SocketAddress>, deadline: UInt64) {
+        guard let address = addresses.first else { return }
+        let now = MonotonicClock.now()
+        Connector.connect(loop: loop, to: address, tls: tls, keepAlive: true,
+                          limits: ConnectionLimits(maxOutputBytes: bufferLimit),
+                          timeoutNanoseconds: deadline > now ? deadline - now : 1) { [weak self] result in
+            guard let self, self.phase == .connecting else {
+                if case .success(let late) = result { late.close() }
+                return
+            }
+            switch result {
+            case .success(let connection):
+                self.established(connection)
+            case .failure(let error):
+                // The next address may work; the last one's error is the one reported.
+                if addresses.count > 1 {
+                    self.connect(addresses.dropFirst(), deadline: deadline)
+                } else {
+                    self.close(because: error.description)
+                }
+            }
         }
-        Self.installConnectCallback(ac)
-        // The TCP connect is bounded by the command timeout as well.
-        timer = loop.schedule(afterNanoseconds: timeoutNanos) { [weak self] in
-            guard let self, self.phase == .connecting else { return }
-            self.timer = nil
-            self.close(failing: .timeout, because: "connect timed out")
-        }
+    }
+
+    private func established(_ connection: Connection) {
+        self.connection = connection
+        connection.delegate = self
+        phase = .connected
+        if let timer { loop.cancel(timer) }
+        timer = nil
+        onConnected?()
     }
 
     // MARK: Commands
 
-    /// Queues one command. False when not connected or hiredis refused it; the completion
-    /// is then dropped and the caller reports the failure.
+    /// Queues one command. False when not connected (or past the output cap); the completion is
+    /// then dropped and the caller reports the failure.
     func send(_ arguments: [[UInt8]], _ completion: @escaping Completion) -> Bool {
         var command = RedisCommand(arguments)
         return send(encoded: command.finish(), completion)
     }
 
-    /// Queues one command already in RESP (`RedisCommand.finish`); hiredis copies the bytes.
+    /// Queues one command already in RESP (`RedisCommand.finish`).
     func send(encoded command: ArraySlice<UInt8>, _ completion: @escaping Completion) -> Bool {
-        guard phase == .connected, let ac = context else { return false }
-        let privdata = Unmanaged.passUnretained(self).toOpaque()
-        let status = Self.withRESP(command) { bytes, length in
-            redisAsyncFormattedCommand(ac, redisReplyTrampoline, privdata, bytes, length)
-        }
-        guard status == REDIS_OK else { return false }
+        guard phase == .connected, let connection, connection.write(Array(command)) else { return false }
         inFlight.append(InFlight(deadline: MonotonicClock.now() &+ timeoutNanos, completion: completion))
         if timer == nil { armTimeout() }
         return true
     }
 
-    /// SUBSCRIBE / UNSUBSCRIBE. hiredis keeps one callback per channel and calls it for
-    /// every message (privdata is this connection, alive as long as the context), so there
-    /// is no FIFO entry and no deadline.
+    /// SUBSCRIBE / UNSUBSCRIBE (or their sharded S- forms). Their confirmations are pushes like
+    /// the messages, so there is no FIFO entry and no deadline.
     func subscription(_ command: String, channels: [[UInt8]]) -> Bool {
-        guard phase == .connected, let ac = context, !channels.isEmpty else { return false }
-        let privdata = Unmanaged.passUnretained(self).toOpaque()
+        guard phase == .connected, let connection, !channels.isEmpty else { return false }
         var encoded = RedisCommand([Array(command.utf8)] + channels)
-        let status = Self.withRESP(encoded.finish()) { bytes, length in
-            redisAsyncFormattedCommand(ac, redisSubscriptionTrampoline, privdata, bytes, length)
-        }
-        return status == REDIS_OK
+        subscribed = true
+        return connection.write(Array(encoded.finish()))
     }
 
-    /// Tears the connection down; in-flight commands fail with `reason`.
+    /// Tears the connection down; in-flight commands fail with `reason`, and `onClosed` hears
+    /// `message` at the end of the iteration.
     func close(failing reason: RedisError = .disconnected, because message: String) {
-        guard phase != .closed, let ac = context else { return }
-        failure = reason
-        if closeReason == nil { closeReason = message }
-        // Inside a hiredis callback this only flags the context and hiredis frees it when
-        // the callback returns; `cleanup` runs either way.
-        redisAsyncFree(ac)
-    }
-
-    /// Writes what hiredis buffered during this iteration (owner's before-sleep hook).
-    func flushIfNeeded() {
-        guard flushPending, phase == .connected, let ac = context else { return }
-        flushPending = false
-        flushing = true
-        withExtendedLifetime(self) { redisAsyncHandleWrite(ac) }
-        flushing = false
-    }
-
-    // MARK: Epoll readiness
-
-    func ioReady(_ events: IOEvents) {
-        withExtendedLifetime(self) {
-            // Hang-up and errors are handled as reads: hiredis then sees EOF or SO_ERROR.
-            if !events.isDisjoint(with: [.read, .hangup]), let ac = context {
-                redisAsyncHandleRead(ac)
-            }
-            // `context` is nil when that read freed the connection: never touch it then.
-            if events.contains(.write), let ac = context {
-                redisAsyncHandleWrite(ac)
-            }
-        }
-    }
-
-    // MARK: ev hooks (called by hiredis)
-
-    func setRead(_ on: Bool) {
-        setInterest(.read, on)
-    }
-
-    func requestWrite() {
-        // Before the connect completes, EPOLLOUT is how we learn it did. While a flush is
-        // running, hiredis asking again means the socket is full: wait for EPOLLOUT.
-        if phase == .connected, !flushing, !interest.contains(.write) {
-            flushPending = true
-        } else {
-            setInterest(.write, true)
-        }
-    }
-
-    func cancelWrite() {
-        flushPending = false
-        setInterest(.write, false)
-    }
-
-    /// hiredis is done with the context: it frees it right after, and runs no callback
-    /// after `onDisconnect`. Idempotent.
-    func cleanup() {
-        guard phase != .closed, let ac = context else { return }
-        let hiredisError = ac.pointee.err != 0 ? ac.pointee.errstr.map { String(cString: $0) } : nil
-        let reason = hiredisError ?? closeReason ?? "closed"
+        guard phase != .closed else { return }
         phase = .closed
-        context = nil  // freed by hiredis as soon as this hook returns
-        if let registration { loop.deregister(registration) }
-        registration = nil
+        failure = reason
         if let timer { loop.cancel(timer) }
         timer = nil
-        let retained = selfReference
-        selfReference = nil
-        // hiredis still runs onDisconnect with the context after this; keep the object
-        // alive and report outside the hiredis frame.
+        if let connection {
+            connection.delegate = nil
+            connection.close(reason: .closedByServer)
+        }
+        connection = nil
         loop.deferToEndOfIteration { [self] in
-            failAllInFlight()
+            while let entry = inFlight.popFirst() {
+                entry.completion(.failure(failure))
+            }
             let report = onClosed
             onClosed = nil
             onConnected = nil
             onMessage = nil
-            report?(reason)
-            retained?.release()
+            report?(message)
         }
     }
 
-    func connected(ok: Bool) {
-        guard ok, phase == .connecting else { return }  // on failure cleanup follows
-        phase = .connected
-        if let timer { loop.cancel(timer) }
-        timer = nil
-        if let ac = context {
-            // SO_KEEPALIVE: a quiet subscriber connection otherwise never notices a dead peer.
-            _ = redisEnableKeepAlive(&ac.pointee.c)
+    // MARK: ConnectionDelegate
+
+    func connection(_ connection: Connection, didRead bytes: UnsafeRawBufferPointer) {
+        guard phase == .connected, let base = bytes.baseAddress else { return }
+        guard redisReaderFeed(reader, base.assumingMemoryBound(to: CChar.self), bytes.count) == REDIS_OK else {
+            return close(because: "out of memory reading a reply")
         }
-        onConnected?()
+        while phase == .connected {
+            var object: UnsafeMutableRawPointer?
+            guard redisReaderGetReply(reader, &object) == REDIS_OK else {
+                let reason = withUnsafeBytes(of: reader.pointee.errstr) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                return close(because: "protocol error: \(reason)")
+            }
+            guard let object else { break }
+            // The reader hands over each reply: ours to free once its completion has run.
+            defer { freeReplyObject(object) }
+            handle(RedisReply(object.assumingMemoryBound(to: redisReply.self)))
+        }
+        if phase == .connected, Int(clamping: reader.pointee.len - reader.pointee.pos) > bufferLimit {
+            close(because: "a reply exceeds the \(bufferLimit)-byte input limit")
+        }
+    }
+
+    func connectionDidClose(_ connection: Connection, reason: CloseReason) {
+        switch reason {
+        case .peerClosed: close(because: "closed by Redis")
+        case .slowConsumer: close(because: "commands past the \(bufferLimit)-byte output limit")
+        case .closedByServer: close(because: "closed")
+        case .error(let message): close(because: message)
+        }
     }
 
     // MARK: Replies
 
-    func reply(_ reply: UnsafeMutablePointer<redisReply>?) {
-        guard let entry = inFlight.popFirst() else { return }
-        if let reply {
-            entry.completion(.success(RedisReply(reply)))
-        } else {
-            entry.completion(.failure(failure))
+    private func handle(_ reply: RedisReply) {
+        if subscribed, let kind = Self.pushKind(reply) {
+            // Subscribe and unsubscribe confirmations carry nothing we need.
+            if kind == "message" || kind == "smessage", case .array(let items?) = reply.value, items.count == 3,
+               case .bulk(let channel?) = items[1], case .bulk(let payload?) = items[2] {
+                onMessage?(channel, payload)
+            }
+            return
         }
+        guard let entry = inFlight.popFirst() else {
+            return close(because: "a reply nothing was waiting for")
+        }
+        entry.completion(.success(reply))
     }
 
-    func pushed(_ reply: UnsafeMutablePointer<redisReply>?) {
-        // NULL: the context is being freed; each channel callback gets one. Nothing to do.
-        guard let reply, case .array(let items?) = RedisValue(reply: reply), items.count == 3,
-              case .bulk(let kind?) = items[0], kind == Array("message".utf8),
-              case .bulk(let channel?) = items[1], case .bulk(let payload?) = items[2]
-        else { return }
-        onMessage?(channel, payload)
+    /// The kind of a pub/sub push (`message`, `smessage`, `subscribe`, …), nil for a reply.
+    private static func pushKind(_ reply: RedisReply) -> String? {
+        guard reply.count >= 3, let kind = reply[0]?.string, pushKinds.contains(kind) else { return nil }
+        return kind
     }
+
+    private static let pushKinds: Set<String> = [
+        "message", "smessage", "pmessage", "subscribe", "unsubscribe", "ssubscribe", "sunsubscribe",
+        "psubscribe", "punsubscribe",
+    ]
 
     // MARK: Private
-
-    private func setInterest(_ event: IOEvents, _ on: Bool) {
-        var wanted = interest
-        if on { wanted.insert(event) } else { wanted.remove(event) }
-        guard wanted != interest else { return }
-        interest = wanted
-        guard let registration else { return }  // applied at registration
-        do {
-            try loop.update(registration, interest: wanted)
-        } catch {
-            close(because: "epoll update failed: \(error)")
-        }
-    }
 
     /// One timer for all in-flight commands, set for the oldest deadline. When it fires
     /// early for a newer head it re-arms; when the head is overdue the connection is
@@ -290,11 +259,9 @@ final class RedisConnection: IOHandler {
             }
         }
     }
+}
 
-    /// Completions hiredis did not call (defensive: it normally calls each with NULL).
-    private func failAllInFlight() {
-        while let entry = inFlight.popFirst() {
-            entry.completion(.failure(failure))
-        }
-    }
+/// Why `RedisConnection.open` could not even start.
+struct RedisStartFailure: Error {
+    let reason: String
 }

@@ -25,10 +25,11 @@ final class RedisLink {
     private let name: String
     private let selectsDatabase: Bool
     private let log: StorageLog
+    /// The TLS context, made once (reading its files) when the link is created.
+    private let tls: Result<ClientTLS?, TLSConfigError>
     private var state = State.idle
     private var backoff: Backoff
     private var hadConnection = false
-    private var hookInstalled = false
     /// Failed attempts since the last ready connection: only the first (and every 50th)
     /// is a warning, so an outage does not flood the log.
     private var failedAttempts = 0
@@ -46,11 +47,12 @@ final class RedisLink {
         self.selectsDatabase = selectsDatabase
         self.status = status
         self.log = log
+        tls = Result { () throws(TLSConfigError) in try configuration.clientTLS() }
         backoff = Backoff(initialNanos: nanoseconds(fromMillis: configuration.reconnectInitialMillis, minimum: 1),
                           maximumNanos: nanoseconds(fromMillis: configuration.reconnectMaximumMillis, minimum: 1))
     }
 
-    /// The connection when ready for commands (not one hiredis has just dropped).
+    /// The connection when ready for commands (not one that has just closed).
     var ready: RedisConnection? {
         if case .ready(let connection) = state, connection.isOpen { return connection }
         return nil
@@ -58,10 +60,6 @@ final class RedisLink {
 
     func start() {
         guard case .idle = state else { return }
-        if !hookInstalled {
-            hookInstalled = true
-            loop.addBeforeSleep { [weak self] in self?.flush() }
-        }
         connect()
     }
 
@@ -86,7 +84,14 @@ final class RedisLink {
     }
 
     private func connect() {
-        let result = RedisConnection.open(host: configuration.host, port: configuration.port, loop: loop,
+        let tls: ClientTLS?
+        do {
+            tls = try self.tls.get()
+        } catch {
+            noteFailure("TLS settings: \(error)")
+            return scheduleReconnect()
+        }
+        let result = RedisConnection.open(host: configuration.host, port: configuration.port, tls: tls, loop: loop,
                                           timeoutNanos: timeoutNanos) { connection in
             connection.onConnected = { [weak self, weak connection] in
                 guard let self, let connection else { return }
@@ -100,8 +105,6 @@ final class RedisLink {
         }
         switch result {
         case .success(let connection):
-            // cleanup may already have run (registration failure): then lost() comes later
-            // in this iteration and finds this state.
             state = .connecting(connection)
         case .failure(let failure):
             noteFailure("connect failed: \(failure.reason)")
@@ -121,10 +124,9 @@ final class RedisLink {
         if selectsDatabase, configuration.database != 0 {
             commands.append([Array("SELECT".utf8), Array(String(configuration.database).utf8)])
         }
-        guard !commands.isEmpty else {
-            becomeReady(connection)
-            return
-        }
+        // Ready means Redis has answered: over TLS 1.3 a server that refuses our client
+        // certificate says so only after our side of the handshake has completed.
+        if commands.isEmpty { commands.append([Array("PING".utf8)]) }
         var remaining = commands.count
         for command in commands {
             let sent = connection.send(command) { [weak self, weak connection] result in
@@ -191,12 +193,5 @@ final class RedisLink {
             self.connect()
         }
         state = .waiting(timer)
-    }
-
-    private func flush() {
-        switch state {
-        case .connecting(let connection), .ready(let connection): connection.flushIfNeeded()
-        default: break
-        }
     }
 }

@@ -2,8 +2,8 @@ import WhisperRuntime
 
 /// The part of a `RedisLink` other threads may use: start, close, and the state /ready and
 /// metrics read. `RedisClient` and `RedisSubscriber` each own one; dropping the owner without
-/// `close()` closes the link, because the connection keeps itself alive while hiredis
-/// holds it and would otherwise stay connected for ever.
+/// `close()` closes the link, because the connection stays alive while its socket is
+/// registered on the loop and would otherwise stay connected for ever.
 final class RedisLinkHandle: Sendable {
     private let link: LoopBound<RedisLink>
     private let status: RedisConnectionStatus

@@ -3,8 +3,9 @@ internal import CHiredis
 /// A hiredis reply read where it lies, for completions on the message path that would
 /// otherwise copy every reply into a `RedisValue` tree only to pick two fields out of it.
 ///
-/// Valid only during the completion it is handed to: hiredis frees the reply when its callback
-/// returns, so copy out what you keep (`value` copies all of it).
+/// Valid only during the completion it is handed to: the connection frees the reply (hiredis's
+/// reader hands each one over) when the completion returns, so copy out what you keep (`value`
+/// copies all of it).
 public struct RedisReply {
     let pointer: UnsafeMutablePointer<redisReply>
 

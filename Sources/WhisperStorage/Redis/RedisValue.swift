@@ -39,7 +39,7 @@ public enum RedisValue: Sendable, Equatable {
         }
     }
 
-    /// Copies a hiredis reply (which hiredis frees after the callback returns). hiredis's
+    /// Copies a hiredis reply (freed once its completion returns). hiredis's
     /// reader already caps nesting depth, so the recursion is bounded.
     init(reply: UnsafeMutablePointer<redisReply>) {
         let r = reply.pointee
