@@ -45,8 +45,13 @@ let package = Package(
         .target(name: "WhisperRuntime", dependencies: ["CLinux", "COpenSSL", "WhisperOps"]),
         .target(name: "WhisperStorage", dependencies: ["WhisperRuntime", "CPostgres", "CHiredis", "WhisperOps", "WhisperProtocol"]),
         .target(name: "WhisperServices", dependencies: ["WhisperProtocol", "WhisperOps", "CSodium", "COpenSSL"]),
+        // The Redis and PostgreSQL implementations of the services' store protocols, and the Lua
+        // scripts behind them.
+        .target(name: "WhisperStores", dependencies: [
+            "WhisperServices", "WhisperStorage", "WhisperProtocol", "WhisperRuntime", "WhisperOps", "CCurl",
+        ]),
         .target(name: "WhisperServer", dependencies: [
-            "WhisperServices",
+            "WhisperServices", "WhisperStores",
             "CLinux",
             "WhisperProtocol", "WhisperHTTP", "WhisperWebSocket", "WhisperRuntime", "WhisperStorage",
             "WhisperOps", "CCurl",
@@ -86,7 +91,7 @@ let package = Package(
         .testTarget(name: "WhisperBenchTests", dependencies: ["WhisperBench", "WhisperTesting", "WhisperProtocol", "WhisperWebSocket", "WhisperAdmin"]),
         .testTarget(name: "WhisperClientTests", dependencies: ["WhisperClient", "WhisperProtocol"]),
         .testTarget(name: "WhisperAdminTests", dependencies: ["WhisperAdmin", "WhisperProtocol"]),
-        .testTarget(name: "WhisperServerTests", dependencies: ["WhisperServer", "WhisperServices", "WhisperStorage", "WhisperProtocol", "WhisperTesting"]),
+        .testTarget(name: "WhisperServerTests", dependencies: ["WhisperServer", "WhisperStores", "WhisperServices", "WhisperStorage", "WhisperProtocol", "WhisperTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

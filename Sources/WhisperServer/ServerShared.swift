@@ -6,6 +6,7 @@ import WhisperRuntime
 import WhisperServices
 import WhisperStorage
 import WhisperWebSocket
+import WhisperStores
 
 /// State every loop reads: configuration, the one `Limits`, routes, the gateway, the
 /// PostgreSQL pool, the node id and the drain flag. `Sodium.initialize()` must have run

@@ -3,6 +3,7 @@ import Testing
 @testable import WhisperServer
 import WhisperStorage
 import WhisperTesting
+@testable import WhisperStores
 
 /// `delete_account` over real sockets against PostgreSQL and Redis (docs/protocol.md
 /// "delete_account → account_deleted", docs/security.md "Account deletion").

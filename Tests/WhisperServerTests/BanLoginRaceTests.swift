@@ -7,6 +7,7 @@ import WhisperRuntime
 import WhisperServices
 import WhisperStorage
 import WhisperTesting
+@testable import WhisperStores
 
 /// A login cannot outrun a ban or an account deletion (docs/security.md "Bans and logins"):
 /// the login's identity check ran before the ban committed, the ban's revocation ran to

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WhisperTesting
+@testable import WhisperStores
 
 /// Messages from a blocked identity (docs/protocol.md "Blocking"): acknowledged as usual
 /// (`message_accepted`), never delivered, never in the blocker's pending queue; after

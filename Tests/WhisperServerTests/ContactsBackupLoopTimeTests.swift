@@ -8,6 +8,7 @@ import WhisperRuntime
 import WhisperServices
 import WhisperStorage
 import WhisperTesting
+@testable import WhisperStores
 
 /// How much loop-thread CPU the longest event-loop iteration takes while a maximum-size
 /// contacts backup (5 MB of ciphertext, 6.7 MB of base64) is read and its response

@@ -3,6 +3,7 @@ import Testing
 @testable import WhisperServer
 import WhisperOps
 import WhisperTesting
+@testable import WhisperStores
 
 /// Key layout 2 and `whisper-server upgrade-redis` (docs/operations.md "Upgrading to key layout 2").
 @Suite(.serialized) struct RedisKeyLayoutTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import WhisperServer
 import WhisperTesting
+@testable import WhisperStores
 
 /// Sessions after login: single active device (same node and across nodes), refresh,
 /// logout, the privileged-frame gate and its per-socket cache.

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import WhisperTesting
 @testable import WhisperServer
+@testable import WhisperStores
 
 /// The process's own threads carry names the kernel sees (`top -H`, perf,
 /// /proc/<pid>/task/*/comm), as the loops' do (Tests/WhisperRuntimeTests/NamedThreadTests.swift).

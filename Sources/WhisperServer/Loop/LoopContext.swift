@@ -3,6 +3,7 @@ import WhisperProtocol
 import WhisperRuntime
 import WhisperServices
 import WhisperStorage
+import WhisperStores
 
 /// Everything one event loop owns: its Redis connection, the services and stores bound to
 /// it, the routing table of authenticated sockets, and the connections accepted on its

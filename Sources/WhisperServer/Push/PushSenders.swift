@@ -4,6 +4,7 @@ import WhisperProtocol
 import WhisperRuntime
 import WhisperServices
 import WhisperStorage
+import WhisperStores
 
 /// The configured providers' senders, shared by every loop (docs/architecture.md "Push").
 final class PushSenders: PushDispatcher {
