@@ -103,6 +103,13 @@ struct RedisClusterTests {
         let sourceID = try await redisCLI(source, ["CLUSTER", "MYID"])
         let targetID = try await redisCLI(target, ["CLUSTER", "MYID"])
         #expect(try await cluster.client.send(["SET", present, "p"]) == .status("OK"))
+        let subscriber = RedisSubscriber(configuration: cluster.client.configuration, loop: cluster.harness.loop,
+                                         log: TestEnvironment.log)
+        defer { subscriber.close() }
+        let channel = cluster.key("mig", "events")
+        cluster.harness.loop.execute { subscriber.subscribe(channel) { _ in } }
+        subscriber.start()
+        #expect(await eventually(within: 10) { await receivers(source, channel) == 1 })
 
         try await redisCLI(target, ["CLUSTER", "SETSLOT", String(slot), "IMPORTING", sourceID])
         try await redisCLI(source, ["CLUSTER", "SETSLOT", String(slot), "MIGRATING", targetID])
@@ -126,6 +133,37 @@ struct RedisClusterTests {
         #expect(try await cluster.client.send(["GET", present]) == .bulk(Array("p".utf8)))
         #expect(try await cluster.client.send(["GET", absent]) == .bulk(Array("a".utf8)))
         #expect(try await errorCount(source, "MOVED") == movedBefore + 1)
+        // The subscriber moves its sharded channel to the new owner (at its next map refresh).
+        #expect(await eventually(within: 15) { await receivers(target, channel) == 1 })
+    }
+
+    @Test func shardedPubSub_eachChannelOnItsOwnShard_deliversAcrossShards() async throws {
+        let cluster = try await RedisClusterFixture.connect()
+        defer { cluster.close() }
+        let tags = cluster.tagsOnEveryPrimary(try await cluster.map())
+        let subscriber = RedisSubscriber(configuration: cluster.client.configuration, loop: cluster.harness.loop,
+                                         log: TestEnvironment.log)
+        defer { subscriber.close() }
+        #expect(subscriber.isSharded && cluster.client.isCluster)
+        let inbox = MessageInbox()
+        let channels = tags.map { cluster.key($0.tag, "events") }
+        cluster.harness.loop.execute {
+            for channel in channels { subscriber.subscribe(channel) { inbox.append($0) } }
+        }
+        subscriber.start()
+        #expect(await eventually(within: 10) { subscriber.isConnected })
+        for channel in channels {
+            // SPUBLISH counts the receivers on the channel's own shard: 1 proves where it subscribed.
+            #expect(await eventually(within: 5) {
+                (try? await cluster.client.send(["SPUBLISH", channel, "hello \(channel)"])) == .integer(1)
+            }, "\(channel)")
+            #expect(await eventually(within: 2) { inbox.contains(Array("hello \(channel)".utf8)) })
+        }
+        // Unsubscribed: nobody on that shard listens any more.
+        cluster.harness.loop.execute { subscriber.unsubscribe(channels[0]) }
+        #expect(await eventually(within: 5) {
+            (try? await cluster.client.send(["SPUBLISH", channels[0], "gone"])) == .integer(0)
+        })
     }
 
     @Test func beforeAnyMap_aCommandFailsFast_withDisconnected() async throws {
@@ -153,6 +191,16 @@ struct RedisClusterTests {
             let primary = try #require(map.primary(forSlot: slot))
             let replica = try #require(await replicaOf(primary))
             #expect(try await cluster.client.send(["SET", key, "kept"]) == .status("OK"))
+            let subscriber = RedisSubscriber(configuration: cluster.client.configuration, loop: cluster.harness.loop,
+                                             log: TestEnvironment.log)
+            defer { subscriber.close() }
+            let inbox = MessageInbox()
+            let channel = cluster.key("failover", "events")
+            cluster.harness.loop.execute { subscriber.subscribe(channel) { inbox.append($0) } }
+            subscriber.start()
+            #expect(await eventually(within: 10) {
+                (try? await cluster.client.send(["SPUBLISH", channel, "before"])) == .integer(1)
+            })
             // Replication is asynchronous: let the replica catch up before the primary dies.
             #expect(await eventually(within: 5) {
                 await replicationOffset(replica, "slave_repl_offset") >= replicationOffset(primary, "master_repl_offset")
@@ -182,6 +230,11 @@ struct RedisClusterTests {
             #expect(try await cluster.client.send(["GET", key]) == .bulk(Array("kept".utf8)))
             #expect(try await cluster.map().primary(forSlot: slot) == replica)
             #expect(await eventually(within: 5) { cluster.client.isConnected })
+            // The subscriber moved its channel to the promoted replica by itself.
+            #expect(await eventually(within: 10) {
+                (try? await cluster.client.send(["SPUBLISH", channel, "after"])) == .integer(1)
+            })
+            #expect(await eventually(within: 2) { inbox.contains(Array("after".utf8)) })
         }
     }
 }
@@ -194,6 +247,12 @@ private func errorCount(_ node: RedisNodeAddress, _ kind: String) async throws -
         return Int(digits) ?? 0
     }
     return 0
+}
+
+/// How many sharded subscribers `node` itself has for `channel` (`PUBSUB SHARDNUMSUB`).
+private func receivers(_ node: RedisNodeAddress, _ channel: String) async -> Int {
+    guard let reply = try? await redisCLI(node, ["PUBSUB", "SHARDNUMSUB", channel]) else { return -1 }
+    return reply.split(whereSeparator: \.isNewline).last.flatMap { Int($0) } ?? -1
 }
 
 /// The first replica a primary lists in `INFO replication` (`slave0:ip=…,port=…,…`).

@@ -51,6 +51,9 @@ final class RedisCluster: RedisLinkOwner {
     static let refreshIntervalNanos: UInt64 = 200_000_000
     static let retryTickNanos: UInt64 = 100_000_000
     static let watchIntervalNanos: UInt64 = 1_000_000_000
+    /// A full map refresh at least this often, even when nothing failed: a resharded slot
+    /// shows up for a subscriber, which gets no `MOVED`.
+    static let periodicRefreshNanos: UInt64 = 10_000_000_000
 
     let loop: EventLoop
     let status: RedisConnectionStatus
@@ -58,6 +61,9 @@ final class RedisCluster: RedisLinkOwner {
     private let seeds: [RedisNodeAddress]
     private let log: StorageLog
     private(set) var map: RedisClusterMap?
+    /// After every new map and every watch tick (about once a second): `RedisSubscriber` places
+    /// its sharded channels again.
+    var onTopology: (() -> Void)?
     private var links: [RedisNodeAddress: RedisLink] = [:]
     private var linkStatuses: [RedisNodeAddress: RedisConnectionStatus] = [:]
     /// Reconnects of links already closed, so the counter never goes back.
@@ -270,7 +276,11 @@ final class RedisCluster: RedisLinkOwner {
         watchTimer = loop.schedule(afterNanoseconds: Self.watchIntervalNanos) { [weak self] in
             guard let self, !self.closed else { return }
             self.updateStatus()
-            if !self.status.connected.load(ordering: .acquiring) { self.scheduleRefresh() }
+            if !self.status.connected.load(ordering: .acquiring)
+                || MonotonicClock.now() >= self.lastRefreshStart + Self.periodicRefreshNanos {
+                self.scheduleRefresh()
+            }
+            self.onTopology?()
             self.armWatch()
         }
     }
@@ -344,6 +354,7 @@ final class RedisCluster: RedisLinkOwner {
         updateStatus()
         if refreshWanted { scheduleRefresh() }
         if !waiting.isEmpty { loop.deferToEndOfIteration { [weak self] in self?.resendWaiting() } }
+        onTopology?()
     }
 }
 
