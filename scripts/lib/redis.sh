@@ -237,13 +237,18 @@ redis_cluster_start() {
   redis_cluster_url "$dir"
 }
 
-# redis_cluster_stop DIR: stops every node of the cluster in DIR (a node already gone is fine).
+# redis_cluster_stop DIR: stops every node of the cluster in DIR at once (each takes about 2 s;
+# a node already gone is fine).
 redis_cluster_stop() {
-  local dir ports=() port
+  local dir ports=() port status=0
   dir="$(abs_path "$1")"
   [[ -s "$dir/ports" ]] || return 0
   read -r -a ports <"$dir/ports"
   for port in "${ports[@]}"; do
-    redis_stop "$dir/$port"
+    redis_stop "$dir/$port" &
   done
+  for port in "${ports[@]}"; do
+    wait -n || status=1
+  done
+  return "$status"
 }
