@@ -28,14 +28,7 @@ struct RedisClusterFixture {
         endpoint.cluster = true
         var configuration = RedisConfiguration(endpoint: endpoint)
         configure(&configuration)
-        let harness = try TestLoop()
-        let client = RedisClient(configuration: configuration, loop: harness.loop, log: TestEnvironment.log)
-        client.start()
-        guard await eventually(within: 10, { client.isConnected }) else {
-            client.close()
-            harness.shutdown()
-            throw RedisFixtureError(description: "no slot map from \(configuration.redactedDescription)")
-        }
+        let (harness, client) = try await RedisFixture.started(configuration)
         return RedisClusterFixture(harness: harness, client: client, prefix: TestEnvironment.uniqueName("wsc"))
     }
 
