@@ -20,6 +20,11 @@ import WhisperRuntime
 /// that is safe to run twice (`evalScript(…, retryOnce: true)`) and lost its link instead
 /// waits for the next one, at most `retryWindowNanos` (1 s), and runs once more there.
 ///
+/// Redis Cluster (`configuration.cluster`): the same API over `RedisCluster` — commands routed by
+/// the slot of their key to one connection per primary, `MOVED`/`ASK` followed, retry-safe
+/// commands retried across a failover for `clusterRetryWindowMillis` (docs/operations.md
+/// "Redis Cluster").
+///
 /// Thread rules: `start`, `close`, `isConnected`, `reconnectCount` and the `async` methods
 /// may be used from any thread; everything taking a completion must be called on `loop`,
 /// and its completion runs on `loop`, always after `send` has returned.
