@@ -55,4 +55,22 @@ import WhisperOps
         let endpoint = try RedisEndpoint.parse("redis://:topsecret@[::1]:6379/2")
         #expect(endpoint.description == "redis://:***@[::1]:6379/2")
     }
+
+    @Test func parse_readsCommaSeparatedSeeds_withSharedCredentials() throws {
+        let endpoint = try RedisEndpoint.parse("redis://relay:pw@h1:7000,h2,[::1]:7002/")
+        #expect(endpoint.host == "h1" && endpoint.port == 7000 && endpoint.username == "relay")
+        #expect(endpoint.additionalNodes == [RedisEndpoint.Node(host: "h2", port: 6379), RedisEndpoint.Node(host: "::1", port: 7002)])
+        #expect(endpoint.description == "redis://relay:***@h1:7000,h2:6379,[::1]:7002/0")
+        #expect(!endpoint.cluster)  // WHISPER_REDIS_CLUSTER decides, not the URL
+    }
+
+    @Test(arguments: ["redis://h1:7000,/", "redis://,h1/", "redis://h1:7000,,h2/", "redis://h1,h2:0/", "redis://h1,h2:x/"])
+    func parse_refusesAnEmptyOrMalformedSeed(url: String) {
+        #expect(throws: ConfigError.self) { try RedisEndpoint.parse(url) }
+    }
+
+    @Test func parse_refusesMoreThan64Seeds() {
+        let url = "redis://" + (1...65).map { "h\($0)" }.joined(separator: ",") + "/"
+        #expect(throws: ConfigError.self) { try RedisEndpoint.parse(url) }
+    }
 }

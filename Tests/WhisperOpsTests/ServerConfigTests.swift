@@ -168,7 +168,7 @@ import WhisperProtocol
         ("WHISPER_PUBLIC_ADDR", "8080", #"WHISPER_PUBLIC_ADDR: expected host:port or [IPv6]:port with port 0-65535, got "8080""#),
         ("WHISPER_ADMIN_ADDR", "127.0.0.1:70000", #"WHISPER_ADMIN_ADDR: expected host:port or [IPv6]:port with port 0-65535, got "127.0.0.1:70000""#),
         ("WHISPER_DATABASE_URL", "mysql://u:hunter2@db/x", #"WHISPER_DATABASE_URL: expected a postgres:// or postgresql:// URI, got "mysql://u:***@db/x""#),
-        ("WHISPER_REDIS_URL", "http://:pw@redis:6379", #"WHISPER_REDIS_URL: expected redis[s]://[:password@]host[:port][/db], got "http://:***@redis:6379""#),
+        ("WHISPER_REDIS_URL", "http://:pw@redis:6379", #"WHISPER_REDIS_URL: expected redis[s]://[:password@]host[:port][,host[:port]…][/db], got "http://:***@redis:6379""#),
         ("WHISPER_REDIS_PREFIX", "has space", #"WHISPER_REDIS_PREFIX: expected up to 64 printable ASCII characters without spaces, got "has space""#),
         ("WHISPER_TURN_URLS", "http://turn", "WHISPER_TURN_SECRET: not set; required when WHISPER_TURN_URLS is set"),
         ("WHISPER_TLS_CERT", "/c.pem", "WHISPER_TLS_KEY: not set; required when WHISPER_TLS_CERT is set"),
@@ -265,6 +265,26 @@ import WhisperProtocol
             == "WHISPER_REDIS_TLS_KEY_FILE")
         #expect(configError(["WHISPER_REDIS_URL": "rediss://cache", "WHISPER_REDIS_TLS_KEY_FILE": "/k.pem"])?.variable
             == "WHISPER_REDIS_TLS_CERT_FILE")
+    }
+
+    @Test func redisCluster_readsTheSeeds_andIsKnown() throws {
+        let config = try loadConfig(["WHISPER_REDIS_URL": "redis://:pw@10.0.0.1:7000,10.0.0.2:7001,[::1]/",
+                                     "WHISPER_REDIS_CLUSTER": "1"])
+        #expect(config.redis.cluster)
+        #expect(config.redis.host == "10.0.0.1" && config.redis.port == 7000)
+        #expect(config.redis.additionalNodes == [RedisEndpoint.Node(host: "10.0.0.2", port: 7001), RedisEndpoint.Node(host: "::1")])
+        #expect(ServerConfig.knownVariables.contains("WHISPER_REDIS_CLUSTER"))
+        #expect(try !loadConfig([:]).redis.cluster)
+    }
+
+    @Test func redisCluster_refusesADatabaseOtherThan0() {
+        #expect(configError(["WHISPER_REDIS_URL": "redis://10.0.0.1:7000/2", "WHISPER_REDIS_CLUSTER": "1"])?.description
+            == "WHISPER_REDIS_URL: Redis Cluster has only database 0; drop /2 from the URL or unset WHISPER_REDIS_CLUSTER")
+    }
+
+    @Test func severalRedisHosts_withoutCluster_areRefused() {
+        #expect(configError(["WHISPER_REDIS_URL": "redis://10.0.0.1:7000,10.0.0.2:7000/"])?.description
+            == "WHISPER_REDIS_URL: several hosts are the seeds of a Redis Cluster: set WHISPER_REDIS_CLUSTER=1, or give one host")
     }
 
     @Test func unknownWhisperVariable_isReportedNotFatal() throws {

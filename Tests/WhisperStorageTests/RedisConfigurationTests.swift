@@ -39,4 +39,14 @@ struct RedisConfigurationTests {
         let error = #expect(throws: TLSConfigError.self) { try configuration.clientTLS() }
         #expect(error?.reason.hasPrefix("CA file /nonexistent/redis-ca.pem:") == true, "\(String(describing: error))")
     }
+
+    @Test func clusterEndpoint_becomesSeeds_andItsDescriptionListsThem() throws {
+        var endpoint = try RedisEndpoint.parse("redis://:pw@10.0.0.1:7000,10.0.0.2:7001/")
+        endpoint.cluster = true
+        let configuration = RedisConfiguration(endpoint: endpoint)
+        #expect(configuration.cluster)
+        #expect(configuration.seeds == [RedisNodeAddress(host: "10.0.0.1", port: 7000), RedisNodeAddress(host: "10.0.0.2", port: 7001)])
+        #expect(configuration.redactedDescription == "redis://10.0.0.1:7000,10.0.0.2:7001/0 (cluster)")
+        #expect(!RedisConfiguration(endpoint: try RedisEndpoint.parse("redis://10.0.0.1:7000")).cluster)
+    }
 }

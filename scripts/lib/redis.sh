@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# Redis: a private redis-server per data folder (redis_start, redis_stop, redis_pid, redis_url), and one
-# speaking TLS only (redis_tls_start; stopped with redis_stop too).
+# Redis: a private redis-server per data folder (redis_start, redis_stop, redis_pid, redis_url), one
+# speaking TLS only (redis_tls_start; stopped with redis_stop too), and a private 3-primary +
+# 3-replica Redis Cluster (redis_cluster_start, redis_cluster_stop).
 # Sourced by scripts/lib.sh after common.sh; do not run it.
 #
 # DIR holds its AOF, pid file (redis.pid), log (redis.log) and the port it was last started on
@@ -20,11 +21,13 @@ redis_pid() {
   [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null && printf '%s\n' "$pid"
 }
 
-# redis_start DIR PORT: start redis-server for DIR on 127.0.0.1:PORT and wait for PONG.
+# redis_start DIR PORT [ARGS...]: start redis-server for DIR on 127.0.0.1:PORT (ARGS added to its
+# command line) and wait for PONG.
 redis_start() {
   local dir port pid oldport
   dir="$(abs_path "$1")"
   port=$2
+  shift 2
   [[ "$port" =~ ^[0-9]+$ ]] || { err "bad port '$port'"; return 1; }
   command -v redis-server >/dev/null || { err "redis-server not found: is the redis-server package installed?"; return 1; }
   mkdir -p "$dir" || { err "cannot create $dir"; return 1; }
@@ -41,7 +44,7 @@ redis_start() {
     printf '%s\n' "$port" >"$dir/redis.port"
     if ! redis-server --bind 127.0.0.1 --port "$port" --dir "$dir" \
       --appendonly yes --appendfsync everysec --auto-aof-rewrite-min-size 1gb \
-      --daemonize yes --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" </dev/null >/dev/null 2>&1; then
+      --daemonize yes --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" "$@" </dev/null >/dev/null 2>&1; then
       err "redis-server failed to start on port $port"
       tail_log "$dir/redis.log"
       return 1
@@ -159,4 +162,93 @@ _redis_tls_certificates() {
       -extfile "$dir/$name.ext" -out "$dir/$name.pem" 2>/dev/null || return 1
   done
   chmod 600 "$dir"/*.key
+}
+
+# _redis_cluster_ports N: N free loopback ports at most 55535 whose cluster bus port (+10000) is
+# free too (a node exits when it cannot bind its bus).
+_redis_cluster_ports() {
+  python3 -c 'import random, socket, sys
+def free(port):
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", port))
+        return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+ports = []
+while len(ports) < int(sys.argv[1]):
+    port = random.randint(20000, 55535)
+    if port not in ports and free(port) and free(port + 10000):
+        ports.append(port)
+print(" ".join(map(str, ports)))' "$1"
+}
+
+# redis_cluster_url DIR: the seeds of the cluster in DIR (its primaries as created).
+redis_cluster_url() {
+  local dir ports=()
+  dir="$(abs_path "$1")"
+  read -r -a ports <"$dir/ports"
+  printf 'redis://127.0.0.1:%s,127.0.0.1:%s,127.0.0.1:%s/\n' "${ports[0]}" "${ports[1]}" "${ports[2]}"
+}
+
+# _redis_cluster_ok PORT...: every node says cluster_state:ok, knows the three replicas, and every
+# replica's link is up.
+_redis_cluster_ok() {
+  local port
+  for port in "$@"; do
+    [[ "$(redis-cli -h 127.0.0.1 -p "$port" cluster info 2>/dev/null)" == *cluster_state:ok* ]] || return 1
+    [[ "$(redis-cli -h 127.0.0.1 -p "$port" cluster nodes 2>/dev/null | grep -c slave)" == 3 ]] || return 1
+    case "$(redis-cli -h 127.0.0.1 -p "$port" info replication 2>/dev/null)" in
+      *role:slave*master_link_status:up*) ;;
+      *role:master*connected_slaves:1*) ;;
+      *) return 1 ;;
+    esac
+  done
+}
+
+# redis_cluster_start DIR: six redis-servers (DIR/PORT each: AOF, nodes.conf, redis.pid, redis.log;
+# DIR/ports lists the ports), joined by `redis-cli --cluster create` as 3 primaries with one
+# replica each, node timeout 2 s so a killed primary's replica takes over in seconds; waits
+# until every node reports cluster_state:ok with its replica attached, then prints the seeds URL.
+redis_cluster_start() {
+  local dir ports=() port nodes=()
+  dir="$(abs_path "$1")"
+  command -v redis-cli >/dev/null || { err "redis-cli not found: is the redis-tools package installed?"; return 1; }
+  mkdir -p "$dir" || { err "cannot create $dir"; return 1; }
+  read -r -a ports <<<"$(_redis_cluster_ports 6)"
+  printf '%s\n' "${ports[*]}" >"$dir/ports"
+  for port in "${ports[@]}"; do
+    # No 5 s wait for more replicas before the first (diskless) sync: each primary has one.
+    redis_start "$dir/$port" "$port" --cluster-enabled yes --cluster-config-file nodes.conf \
+      --cluster-node-timeout 2000 --repl-diskless-sync-delay 0 >/dev/null || return 1
+    nodes+=("127.0.0.1:$port")
+  done
+  log "creating Redis Cluster on ports ${ports[*]}"
+  if ! redis-cli --cluster create "${nodes[@]}" --cluster-replicas 1 --cluster-yes \
+    >"$dir/create.log" 2>&1 </dev/null; then
+    err "redis-cli --cluster create failed"
+    tail_log "$dir/create.log"
+    return 1
+  fi
+  wait_until "$WHISPER_WAIT_TIMEOUT" "Redis Cluster state ok with replicas attached" \
+    _redis_cluster_ok "${ports[@]}" || return 1
+  redis_cluster_url "$dir"
+}
+
+# redis_cluster_stop DIR: stops every node of the cluster in DIR at once (each takes about 2 s;
+# a node already gone is fine).
+redis_cluster_stop() {
+  local dir ports=() port status=0
+  dir="$(abs_path "$1")"
+  [[ -s "$dir/ports" ]] || return 0
+  read -r -a ports <"$dir/ports"
+  for port in "${ports[@]}"; do
+    redis_stop "$dir/$port" &
+  done
+  for port in "${ports[@]}"; do
+    wait -n || status=1
+  done
+  return "$status"
 }

@@ -5,10 +5,13 @@ import WhisperProtocol
 ///     redis://[[username]:password@]host[:port][/db]
 ///     redis://password@host[:port][/db]
 ///     rediss://…  (the same over TLS)
+///     redis[s]://[[username]:password@]host1[:port1],host2[:port2],…/     (Redis Cluster seeds)
 ///
 /// `host` may be `[ipv6]`; port defaults to 6379 and db to 0. Username and password are
 /// percent-decoded. `rediss://` sets `tls` (to the defaults; `ServerConfig` fills in the
-/// `WHISPER_REDIS_TLS_*` files).
+/// `WHISPER_REDIS_TLS_*` files). Several comma-separated hosts are the seeds of a Redis Cluster
+/// (`WHISPER_REDIS_CLUSTER=1`, which `ServerConfig` checks): the first is `host`/`port`, the
+/// others `additionalNodes`; the credentials (and TLS) apply to every node.
 public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
     public var host: String
     public var port: UInt16
@@ -18,6 +21,21 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
     public var password: Secret?
     /// Non-nil for `rediss://`.
     public var tls: RedisTLSSettings?
+    /// Redis Cluster (`WHISPER_REDIS_CLUSTER=1`, set by `ServerConfig`, not by the URL).
+    public var cluster = false
+    /// Seeds after the first (`host`/`port`), in the order given.
+    public var additionalNodes: [Node] = []
+
+    /// One more `host:port` of a cluster URL.
+    public struct Node: Sendable, Equatable {
+        public var host: String
+        public var port: UInt16
+
+        public init(host: String, port: UInt16 = 6379) {
+            self.host = host
+            self.port = port
+        }
+    }
 
     public init(host: String, port: UInt16 = 6379, database: Int = 0, username: String? = nil,
                 password: Secret? = nil, tls: RedisTLSSettings? = nil) {
@@ -35,12 +53,14 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
         if username != nil || password != nil {
             userInfo = (username ?? "") + (password == nil ? "" : ":***") + "@"
         }
-        let hostPart = host.contains(":") ? "[\(host)]" : host
-        return "\(tls == nil ? "redis" : "rediss")://\(userInfo)\(hostPart):\(port)/\(database)"
+        let hosts = ([Node(host: host, port: port)] + additionalNodes).map { node in
+            "\(node.host.contains(":") ? "[\(node.host)]" : node.host):\(node.port)"
+        }
+        return "\(tls == nil ? "redis" : "rediss")://\(userInfo)\(hosts.joined(separator: ","))/\(database)"
     }
 
     static let variable = "WHISPER_REDIS_URL"
-    static let expectation = "redis[s]://[:password@]host[:port][/db]"
+    static let expectation = "redis[s]://[:password@]host[:port][,host[:port]…][/db]"
 
     /// Parses a redis URL; errors name `WHISPER_REDIS_URL` and never echo the password.
     public static func parse(_ text: String) throws(ConfigError) -> RedisEndpoint {
@@ -59,18 +79,29 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
             authority = authority[(at + 1)...]
             try parseUserInfo(userInfo, into: &endpoint, original: text)
         }
+        let nodes = try authority.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
+            .map { part throws(ConfigError) in try parseNode(part, original: text) }
+        guard let first = nodes.first, nodes.count <= maximumNodes else { throw invalid(text) }
+        endpoint.host = first.host
+        endpoint.port = first.port
+        endpoint.additionalNodes = Array(nodes.dropFirst())
+        endpoint.database = try parseDatabase(path, original: text)
+        return endpoint
+    }
+
+    /// Seeds in one URL: a cluster needs a few, not its every node.
+    static let maximumNodes = 64
+
+    /// `host[:port]`, `[ipv6][:port]`.
+    private static func parseNode(_ authority: ArraySlice<UInt8>, original: String) throws(ConfigError) -> Node {
         if let colon = authority.lastIndex(of: UInt8(ascii: ":")), authority.last != UInt8(ascii: "]") {
             guard let port = SocketAddressSpec.parsePort(authority[(colon + 1)...], allowZero: false),
                   let host = SocketAddressSpec.parseHost(authority[..<colon])
-            else { throw invalid(text) }
-            endpoint.host = host
-            endpoint.port = port
-        } else {
-            guard let host = SocketAddressSpec.parseHost(authority) else { throw invalid(text) }
-            endpoint.host = host
+            else { throw invalid(original) }
+            return Node(host: host, port: port)
         }
-        endpoint.database = try parseDatabase(path, original: text)
-        return endpoint
+        guard let host = SocketAddressSpec.parseHost(authority) else { throw invalid(original) }
+        return Node(host: host)
     }
 
     private static func hasScheme(_ bytes: [UInt8], _ scheme: String) -> Bool {

@@ -8,8 +8,9 @@ import WhisperProtocol
 /// | `WHISPER_PUBLIC_ADDR` | `0.0.0.0:8080` | public listener, `host:port` or `[v6]:port`; port 0 = ephemeral |
 /// | `WHISPER_ADMIN_ADDR` | `127.0.0.1:9090` | admin listener (`/metrics`, `/admin/*`) |
 /// | `WHISPER_DATABASE_URL` | — | libpq URI `postgres[ql]://…`; required by `serve` and `migrate` |
-/// | `WHISPER_REDIS_URL` | `redis://127.0.0.1:6379/0` | `redis[s]://[:password@]host[:port][/db]`; `rediss` = TLS |
+/// | `WHISPER_REDIS_URL` | `redis://127.0.0.1:6379/0` | `redis[s]://[:password@]host[:port][/db]`; `rediss` = TLS; cluster seeds `redis://h1:p1,h2:p2/` |
 /// | `WHISPER_REDIS_TLS_*` | — | CA file, client certificate, server name for `rediss://`, see `RedisTLSSettings` |
+/// | `WHISPER_REDIS_CLUSTER` | false | Redis Cluster (database 0); the server refuses it until its keys are cluster-ready (issue #27) |
 /// | `WHISPER_REDIS_PREFIX` | `whisper:` | prefix of every Redis key and channel |
 /// | `WHISPER_ADMIN_TOKEN` | — | bearer token for `/admin/*`; unset = admin API refuses all |
 /// | `WHISPER_TLS_CERT`, `WHISPER_TLS_KEY` | — | PEM paths, both or neither; TLS on both listeners |
@@ -112,10 +113,7 @@ public struct ServerConfig: Sendable {
 
     private static func load(_ env: EnvironmentReader, defaultThreads: Int) throws(ConfigError) -> ServerConfig {
         let databaseURL = try loadDatabaseURL(env)
-        var redis = try env.trimmed("WHISPER_REDIS_URL").map { text throws(ConfigError) in
-            try RedisEndpoint.parse(text)
-        } ?? RedisEndpoint(host: "127.0.0.1")
-        redis.tls = try RedisTLSSettings.load(from: env, enabled: redis.tls != nil)
+        let redis = try loadRedis(env)
         let logLevel = try loadLogLevel(env)
         let config = ServerConfig(
             publicAddress: try env.address("WHISPER_PUBLIC_ADDR", default: SocketAddressSpec(host: "0.0.0.0", port: 8080)),
@@ -279,6 +277,25 @@ public struct ServerConfig: Sendable {
                                       got: URLRedaction.redact(url))
         }
         return url
+    }
+
+    /// `WHISPER_REDIS_URL`, `WHISPER_REDIS_TLS_*` and `WHISPER_REDIS_CLUSTER`, all always read (see
+    /// `knownVariables`).
+    private static func loadRedis(_ env: EnvironmentReader) throws(ConfigError) -> RedisEndpoint {
+        var redis = try env.trimmed("WHISPER_REDIS_URL").map { text throws(ConfigError) in
+            try RedisEndpoint.parse(text)
+        } ?? RedisEndpoint(host: "127.0.0.1")
+        redis.tls = try RedisTLSSettings.load(from: env, enabled: redis.tls != nil)
+        redis.cluster = try env.bool("WHISPER_REDIS_CLUSTER", default: false)
+        if redis.cluster, redis.database != 0 {
+            throw .conflict(variable: "WHISPER_REDIS_URL",
+                            reason: "Redis Cluster has only database 0; drop /\(redis.database) from the URL or unset WHISPER_REDIS_CLUSTER")
+        }
+        if !redis.cluster, !redis.additionalNodes.isEmpty {
+            throw .conflict(variable: "WHISPER_REDIS_URL",
+                            reason: "several hosts are the seeds of a Redis Cluster: set WHISPER_REDIS_CLUSTER=1, or give one host")
+        }
+        return redis
     }
 
     private static func loadRedisPrefix(_ env: EnvironmentReader) throws(ConfigError) -> String {

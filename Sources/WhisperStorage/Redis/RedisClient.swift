@@ -20,13 +20,21 @@ import WhisperRuntime
 /// that is safe to run twice (`evalScript(…, retryOnce: true)`) and lost its link instead
 /// waits for the next one, at most `retryWindowNanos` (1 s), and runs once more there.
 ///
+/// Redis Cluster (`configuration.cluster`): the same API over `RedisCluster` — commands routed by
+/// the slot of their key to one connection per primary, `MOVED`/`ASK` followed, retry-safe
+/// commands retried across a failover for `clusterRetryWindowMillis` (docs/operations.md
+/// "Redis Cluster").
+///
 /// Thread rules: `start`, `close`, `isConnected`, `reconnectCount` and the `async` methods
 /// may be used from any thread; everything taking a completion must be called on `loop`,
 /// and its completion runs on `loop`, always after `send` has returned.
 public final class RedisClient: @unchecked Sendable {
     public let loop: EventLoop
     public let configuration: RedisConfiguration
-    private let link: RedisLink
+    /// The one link to a standalone Redis (nil in cluster mode): the direct path.
+    private let link: RedisLink?
+    /// In cluster mode (`configuration.cluster`), the slot map and a link per primary.
+    private let cluster: RedisCluster?
     private let handle: RedisLinkHandle
     /// How long a retry-safe command that lost its link waits for the next one.
     public static let retryWindowNanos: UInt64 = 1_000_000_000
@@ -41,10 +49,22 @@ public final class RedisClient: @unchecked Sendable {
     public init(configuration: RedisConfiguration, loop: EventLoop, log: @escaping StorageLog = { _, _ in }) {
         self.loop = loop
         self.configuration = configuration
-        (link, handle) = RedisLinkHandle.open(name: "redis", configuration: configuration, loop: loop,
-                                              selectsDatabase: true, log: log)
-        link.onReady = { [weak self] _ in self?.resendAwaiting() }
+        if configuration.cluster {
+            let status = RedisConnectionStatus()
+            let cluster = RedisCluster(configuration: configuration, loop: loop, status: status, log: log)
+            (link, self.cluster, handle) = (nil, cluster, RedisLinkHandle(cluster, loop: loop, status: status))
+        } else {
+            let (link, handle) = RedisLinkHandle.open(name: "redis", configuration: configuration, loop: loop,
+                                                      selectsDatabase: true, log: log)
+            (self.link, cluster, self.handle) = (link, nil, handle)
+            link.onReady = { [weak self] _ in self?.resendAwaiting() }
+        }
     }
+
+    /// Talking to a Redis Cluster: keys of one script must share a slot, and pub/sub that should
+    /// stay on one shard goes through `SPUBLISH` (routed by its channel) and `RedisSubscriber`'s
+    /// sharded subscriptions.
+    public var isCluster: Bool { cluster != nil }
 
     /// Begins connecting (from any thread). Commands fail with `.disconnected` until ready.
     public func start() { handle.start() }
@@ -52,7 +72,8 @@ public final class RedisClient: @unchecked Sendable {
     /// Closes the connection (from any thread); in-flight commands fail with `.closed`.
     public func close() { handle.close() }
 
-    /// Connected and past AUTH/SELECT. For /ready; readable from any thread.
+    /// Connected and past AUTH/SELECT (cluster: a map is known and every primary's link is
+    /// ready). For /ready; readable from any thread.
     public var isConnected: Bool { handle.isConnected }
 
     /// Connections re-established after a loss, for a metrics counter.
@@ -76,10 +97,13 @@ public final class RedisClient: @unchecked Sendable {
         send(arguments.map { Array($0.utf8) }, completion)
     }
 
-    /// A command already in RESP; scripts only (no pub/sub check needed).
-    private func send(encoded command: ArraySlice<UInt8>, _ completion: @escaping (Result<RedisReply, RedisError>) -> Void) {
+    /// A command already in RESP; scripts only (no pub/sub check needed). In cluster mode it is
+    /// routed by its slot, and `retryOnce` lets the cluster retry it within its window.
+    private func send(encoded command: ArraySlice<UInt8>, retryOnce: Bool = false,
+                      _ completion: @escaping (Result<RedisReply, RedisError>) -> Void) {
         assert(loop.inEventLoop, "RedisClient.send must run on its loop")
-        guard let connection = link.ready, connection.send(encoded: command, completion) else {
+        if let cluster { return cluster.send(encoded: command, retrySafe: retryOnce, completion) }
+        guard let connection = link?.ready, connection.send(encoded: command, completion) else {
             fail(completion, .disconnected)
             return
         }
@@ -107,13 +131,13 @@ public final class RedisClient: @unchecked Sendable {
     /// caller see `.disconnected`. One completion closure per call on the common path.
     public func evalScript(_ call: RedisScriptCall, retryOnce: Bool = false,
                            reading completion: @escaping (Result<RedisReply, RedisError>) -> Void) {
-        send(encoded: call.evalsha) { [weak self] result in
+        send(encoded: call.evalsha, retryOnce: retryOnce) { [weak self] result in
             guard case .success(let reply) = result, reply.isError(withPrefix: "NOSCRIPT") else {
                 guard let self else { return completion(result) }
                 return self.settle(call, retryOnce: retryOnce, result, completion)
             }
             guard let self else { return completion(.failure(.closed)) }
-            self.send(encoded: call.eval) { [weak self] result in
+            self.send(encoded: call.eval, retryOnce: retryOnce) { [weak self] result in
                 guard let self else { return completion(result) }
                 self.settle(call, retryOnce: retryOnce, result, completion)
             }
@@ -121,17 +145,19 @@ public final class RedisClient: @unchecked Sendable {
     }
 
     /// Hands the reply on, or runs a `retryOnce` script again on the next link (once: the rerun
-    /// does not retry).
+    /// does not retry). A cluster has retried already, within its own window.
     private func settle(_ call: RedisScriptCall, retryOnce: Bool, _ result: Result<RedisReply, RedisError>,
                         _ completion: @escaping (Result<RedisReply, RedisError>) -> Void) {
-        guard retryOnce, case .failure(let error) = result, error == .disconnected else { return completion(result) }
+        guard retryOnce, cluster == nil, case .failure(let error) = result, error == .disconnected else {
+            return completion(result)
+        }
         awaitLink(resend: { self.evalScript(call, reading: completion) }, fail: { completion(.failure(error)) })
     }
 
     private func awaitLink(resend: @escaping () -> Void, fail: @escaping () -> Void) {
         // In-flight commands fail inside the connection's teardown: decide after it.
         loop.deferToEndOfIteration { [self] in
-            if link.ready != nil { return resend() }
+            if link?.ready != nil { return resend() }
             awaitingLink.append((MonotonicClock.now() + Self.retryWindowNanos, resend, fail))
             armAwaitingTimer()
         }

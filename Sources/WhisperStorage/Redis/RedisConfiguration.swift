@@ -19,6 +19,14 @@ public struct RedisConfiguration: Sendable, Equatable {
     public var commandTimeoutMillis: Int
     public var reconnectInitialMillis: Int
     public var reconnectMaximumMillis: Int
+    /// Redis Cluster (`WHISPER_REDIS_CLUSTER=1`): `RedisClient` routes by slot (`RedisCluster`).
+    /// The database is always 0 there.
+    public var cluster = false
+    /// Cluster nodes to fetch the first slot map from; empty: `host:port` alone.
+    public var seeds: [RedisNodeAddress] = []
+    /// How long a retry-safe command waits in a cluster for its slot to be served again (a
+    /// failover: the node timeout plus the election). Longer failovers surface `.disconnected`.
+    public var clusterRetryWindowMillis = 5_000
 
     public init(host: String = "127.0.0.1", port: Int = 6379, username: String? = nil, password: String? = nil,
                 database: Int = 0, commandTimeoutMillis: Int = 5_000,
@@ -42,6 +50,11 @@ public struct RedisConfiguration: Sendable, Equatable {
                   commandTimeoutMillis: commandTimeoutMillis, reconnectInitialMillis: reconnectInitialMillis,
                   reconnectMaximumMillis: reconnectMaximumMillis)
         tls = endpoint.tls
+        cluster = endpoint.cluster
+        if cluster {
+            seeds = ([(endpoint.host, endpoint.port)] + endpoint.additionalNodes.map { ($0.host, $0.port) })
+                .map { RedisNodeAddress(host: $0.0, port: Int($0.1)) }
+        }
     }
 
     /// A URL read by `RedisEndpoint.parse`, the one Redis URL parser (its errors never echo
@@ -50,9 +63,11 @@ public struct RedisConfiguration: Sendable, Equatable {
         self.init(endpoint: try RedisEndpoint.parse(url))
     }
 
-    /// `host:port/db` without credentials, for logs.
+    /// `host:port/db` without credentials, for logs (cluster: the seeds).
     public var redactedDescription: String {
-        "\(tls == nil ? "redis" : "rediss")://\(host.contains(":") ? "[\(host)]" : host):\(port)/\(database)"
+        let scheme = tls == nil ? "redis" : "rediss"
+        guard cluster, !seeds.isEmpty else { return "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)/\(database)" }
+        return "\(scheme)://\(seeds.map(\.description).joined(separator: ","))/0 (cluster)"
     }
 
     /// The TLS context for `tls` (its files read now), nil for plain TCP. The certificate must be

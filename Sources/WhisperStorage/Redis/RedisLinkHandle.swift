@@ -1,14 +1,22 @@
 import WhisperRuntime
 
-/// The part of a `RedisLink` other threads may use: start, close, and the state /ready and
+/// What a handle starts and closes on its loop: one `RedisLink`, or a `RedisCluster` of them.
+protocol RedisLinkOwner: AnyObject {
+    func start()
+    func close()
+}
+
+extension RedisLink: RedisLinkOwner {}
+
+/// The part of a `RedisLink` (or `RedisCluster`) other threads may use: start, close, and the state /ready and
 /// metrics read. `RedisClient` and `RedisSubscriber` each own one; dropping the owner without
 /// `close()` closes the link, because the connection stays alive while its socket is
 /// registered on the loop and would otherwise stay connected for ever.
 final class RedisLinkHandle: Sendable {
-    private let link: LoopBound<RedisLink>
+    private let link: LoopBound<any RedisLinkOwner>
     private let status: RedisConnectionStatus
 
-    private init(_ link: RedisLink, loop: EventLoop, status: RedisConnectionStatus) {
+    init(_ link: any RedisLinkOwner, loop: EventLoop, status: RedisConnectionStatus) {
         self.link = LoopBound(link, loop: loop)
         self.status = status
     }

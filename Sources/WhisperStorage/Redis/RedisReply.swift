@@ -31,6 +31,11 @@ public struct RedisReply {
 
     public var isError: Bool { type == REDIS_REPLY_ERROR }
 
+    /// An error reply's message (e.g. `MOVED 3999 127.0.0.1:6381`), decoded now; `nil` otherwise.
+    public var errorMessage: String? {
+        type == REDIS_REPLY_ERROR ? String(decoding: bytes, as: UTF8.self) : nil
+    }
+
     /// A bulk string's or status's text, decoded now; `nil` for other replies.
     public var string: String? {
         guard type == REDIS_REPLY_STRING || type == REDIS_REPLY_STATUS else { return nil }

@@ -1,7 +1,8 @@
 import WhisperOps
 import WhisperRuntime
 
-/// Pub/sub on a dedicated connection (a subscribed connection can run no other command).
+/// Pub/sub on a dedicated connection (a subscribed connection can run no other command); in
+/// cluster mode, sharded pub/sub on the primary owning each channel (`RedisShardedSubscriptions`).
 /// Handlers run on `loop`. After a reconnect every channel is subscribed again; messages
 /// published while disconnected are lost, as Redis pub/sub is fire-and-forget — durable
 /// delivery goes through the pending queues, pub/sub only wakes nodes up.
@@ -11,7 +12,10 @@ import WhisperRuntime
 public final class RedisSubscriber: @unchecked Sendable {
     public let loop: EventLoop
     public let configuration: RedisConfiguration
-    private let link: RedisLink
+    /// The one link to a standalone Redis (classic SUBSCRIBE); nil in cluster mode.
+    private let link: RedisLink?
+    /// Cluster mode: sharded subscriptions (SSUBSCRIBE) on the primary owning each channel's slot.
+    private let sharded: RedisShardedSubscriptions?
     private let handle: RedisLinkHandle
     private var handlers: [[UInt8]: ([UInt8]) -> Void] = [:]
     /// Runs on `loop` each time the connection is ready and every channel has been
@@ -26,12 +30,25 @@ public final class RedisSubscriber: @unchecked Sendable {
     public init(configuration: RedisConfiguration, loop: EventLoop, log: @escaping StorageLog = { _, _ in }) {
         self.loop = loop
         self.configuration = configuration
-        // Channels are global across databases: no SELECT.
-        (link, handle) = RedisLinkHandle.open(name: "redis-subscriber", configuration: configuration, loop: loop,
-                                              selectsDatabase: false, log: log)
-        link.onReady = { [weak self] connection in self?.resubscribe(connection) }
-        link.onMessage = { [weak self] channel, payload in self?.handlers[channel]?(payload) }
+        if configuration.cluster {
+            let status = RedisConnectionStatus()
+            let sharded = RedisShardedSubscriptions(configuration: configuration, loop: loop, status: status, log: log)
+            (link, self.sharded, handle) = (nil, sharded, RedisLinkHandle(sharded, loop: loop, status: status))
+            sharded.channels = { [weak self] in self.map { Array($0.handlers.keys) } ?? [] }
+            sharded.onReady = { [weak self] in self?.onReady?() }
+            sharded.onMessage = { [weak self] channel, payload in self?.handlers[channel]?(payload) }
+        } else {
+            // Channels are global across databases: no SELECT.
+            let (link, handle) = RedisLinkHandle.open(name: "redis-subscriber", configuration: configuration, loop: loop,
+                                                      selectsDatabase: false, log: log)
+            (self.link, sharded, self.handle) = (link, nil, handle)
+            link.onReady = { [weak self] connection in self?.resubscribe(connection) }
+            link.onMessage = { [weak self] channel, payload in self?.handlers[channel]?(payload) }
+        }
     }
+
+    /// Sharded pub/sub (cluster mode): publish with `SPUBLISH` (`RedisClient` routes it by channel).
+    public var isSharded: Bool { sharded != nil }
 
     /// Begins connecting (from any thread).
     public func start() { handle.start() }
@@ -47,7 +64,8 @@ public final class RedisSubscriber: @unchecked Sendable {
         assert(loop.inEventLoop, "RedisSubscriber.subscribe must run on its loop")
         let isNew = handlers[channel] == nil
         handlers[channel] = handler
-        if isNew, let connection = link.ready {
+        if isNew, let sharded { return sharded.subscribe(channel) }
+        if isNew, let connection = link?.ready {
             _ = connection.subscription("SUBSCRIBE", channels: [channel])
         }
     }
@@ -59,7 +77,8 @@ public final class RedisSubscriber: @unchecked Sendable {
     public func unsubscribe(_ channel: [UInt8]) {
         assert(loop.inEventLoop, "RedisSubscriber.unsubscribe must run on its loop")
         guard handlers.removeValue(forKey: channel) != nil else { return }
-        if let connection = link.ready {
+        if let sharded { return sharded.unsubscribe(channel) }
+        if let connection = link?.ready {
             _ = connection.subscription("UNSUBSCRIBE", channels: [channel])
         }
     }

@@ -17,6 +17,13 @@ struct RedisFixture {
         let url = try url ?? TestEnvironment.redisURL
         var configuration = try RedisConfiguration(url: url)
         configure(&configuration)
+        let (harness, client) = try await started(configuration)
+        return RedisFixture(harness: harness, client: client, prefix: TestEnvironment.uniqueName("wst"), url: url)
+    }
+
+    /// A loop and a client on it, connected (cluster: with a slot map), or throws having
+    /// closed both.
+    static func started(_ configuration: RedisConfiguration) async throws -> (TestLoop, RedisClient) {
         let harness = try TestLoop()
         let client = RedisClient(configuration: configuration, loop: harness.loop, log: TestEnvironment.log)
         client.start()
@@ -25,7 +32,7 @@ struct RedisFixture {
             harness.shutdown()
             throw RedisFixtureError(description: "could not connect to Redis at \(configuration.redactedDescription)")
         }
-        return RedisFixture(harness: harness, client: client, prefix: TestEnvironment.uniqueName("wst"), url: url)
+        return (harness, client)
     }
 
     func key(_ name: String) -> String { prefix + ":" + name }
