@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+import WhisperClient
+import WhisperProtocol
+import WhisperTesting
+
+/// WhisperClient against a real server (PostgreSQL, Redis) over real sockets: the core path of
+/// issue #28 — login, send, receive, receipts, recovery from the phrase alone, the persisted
+/// outbox across a server restart, revocation.
+@Suite(.serialized) struct ClientSessionTests {
+    @Test func twoClients_exchangeTextBothWays_withDeliveryReceipts() async throws {
+        let server = try await TestServer()
+        defer { server.stop() }
+        let alice = try ClientDevice.online(server), bob = try ClientDevice.online(server)
+
+        let toBob = try alice.session.send(text: "hello bob ✓", to: try bob.id)
+        #expect(alice.session.outbox.entry(toBob)?.state == .sent)
+        try bob.pump { !bob.messages.isEmpty }
+        #expect(bob.messages.map(\.text) == ["hello bob ✓"])
+        #expect(try bob.messages.first?.from == alice.id && bob.messages.first?.messageId == toBob)
+        try alice.pump { alice.delivered.contains(toBob) }
+        #expect(alice.session.outbox.entry(toBob)?.state == .delivered)
+
+        let toAlice = try bob.session.send(text: "hi alice", to: try alice.id)
+        try alice.pump { !alice.messages.isEmpty }
+        #expect(alice.messages.map(\.text) == ["hi alice"])
+        try bob.pump { bob.delivered.contains(toAlice) }
+        #expect(bob.session.outbox.entry(toAlice)?.state == .delivered)
+    }
+
+    @Test func aNewDevice_recoversTheIdentityFromTheMnemonicAlone_andReceivesItsQueue() async throws {
+        let server = try await TestServer()
+        defer { server.stop() }
+        let alice = try ClientDevice.online(server), bob = try ClientDevice.online(server)
+        let aliceId = try alice.id
+        alice.session.disconnect()
+        let first = try bob.session.send(text: "one", to: aliceId)
+        let second = try bob.session.send(text: "two", to: aliceId)
+
+        // Only the 12 words, typed back on another phone: a fresh home folder, no Whisper ID.
+        let phrase = try Mnemonic(whisperPhrase: alice.mnemonic.phrase.uppercased())
+        let phone = try ClientDevice(port: server.publicPort, mnemonic: phrase)
+        #expect(phone.session.whisperId == nil)
+        try phone.session.connect()
+        #expect(try phone.id == aliceId)
+        #expect(phone.messages.map(\.messageId) == [first, second])
+        #expect(phone.messages.map(\.text) == ["one", "two"])
+        try bob.pump { bob.delivered.count == 2 }
+        #expect(Set(bob.delivered) == [first, second])
+    }
+
+    @Test func theOutbox_survivesAProcessRestart_whileTheServerIsDown_andDeliversExactlyOnce() async throws {
+        let prefix = "test-client-\(UUID().uuidString.prefix(8).lowercased()):"
+        var server = try await TestServer(["WHISPER_REDIS_PREFIX": prefix])
+        let port = server.publicPort
+        let alice = try ClientDevice.online(server), bob = try ClientDevice.online(server)
+        let bobId = try bob.id
+        try alice.session.addContact(bobId)
+        alice.session.disconnect()
+        bob.session.disconnect()
+        server.stop()
+
+        // Server down: the messages are queued on disk, and a new process finds them there.
+        #expect(throws: ClientError.self) { try alice.session.connect() }
+        let queued = try ["one", "two", "three"].map { try alice.session.send(text: $0, to: bobId) }
+        try alice.restart()
+        #expect(queued.map { alice.session.outbox.entry($0)?.state } == [.queued, .queued, .queued])
+
+        server = try await TestServer(["WHISPER_REDIS_PREFIX": prefix, "WHISPER_PUBLIC_ADDR": "127.0.0.1:\(port)"])
+        defer { server.stop() }
+        try alice.session.connect()
+        #expect(queued.map { alice.session.outbox.entry($0)?.state } == [.sent, .sent, .sent])
+
+        // A reply lost after the server accepted "three": the entry is `sending` on disk when the
+        // process dies; the restart sends it again with the same messageId.
+        let outboxFile = alice.homePath + "/outbox.json"
+        let text = try String(contentsOfFile: outboxFile, encoding: .utf8)
+        try text.replacingOccurrences(of: "\"state\":\"sent\"", with: "\"state\":\"sending\"")
+            .write(toFile: outboxFile, atomically: true, encoding: .utf8)
+        try alice.restart()
+        try alice.session.connect()
+        #expect(queued.map { alice.session.outbox.entry($0)?.state } == [.sent, .sent, .sent])
+
+        try bob.session.connect()
+        #expect(bob.messages.map(\.text) == ["one", "two", "three"])
+        try bob.idle(seconds: 1.5)
+        #expect(bob.messages.count == 3, "nothing comes twice")
+        try alice.pump { alice.delivered.count == 3 }
+        #expect(queued.map { alice.session.outbox.entry($0)?.state } == [.delivered, .delivered, .delivered])
+    }
+
+    @Test func aRevokedDevice_stopsWithTheRevocation_andDoesNotReconnect() async throws {
+        let server = try await TestServer()
+        defer { server.stop() }
+        let first = try ClientDevice.online(server)
+        let aliceId = try first.id
+        // Another login of the same identity (the phrase on a second phone) replaces the first.
+        let second = try ClientDevice(port: server.publicPort, mnemonic: first.mnemonic)
+        try second.session.connect()
+        #expect(try second.id == aliceId)
+
+        let started = Date()
+        let outcome = Result { () throws(ClientError) in
+            try first.session.run { Date().timeIntervalSince(started) > 10 }
+        }
+        #expect(throws: ClientError.revoked(code: 4001)) { try outcome.get() }
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(first.transport.connects == 1, "no reconnect after 4001")
+        #expect(first.events.contains { if case .disconnected(.revoked(code: 4001)) = $0 { true } else { false } })
+    }
+
+    @Test func aDrainingServer_1001_isFollowedByAReconnect_andNothingIsLost() async throws {
+        let prefix = "test-client-\(UUID().uuidString.prefix(8).lowercased()):"
+        let server = try await TestServer(["WHISPER_REDIS_PREFIX": prefix])
+        let port = server.publicPort
+        let alice = try ClientDevice.online(server), bob = try ClientDevice.online(server)
+        let bobId = try bob.id
+        try alice.session.addContact(bobId)
+        bob.session.disconnect()
+        await server.server.drain()
+        let closed = Result { () throws(ClientError) in try alice.session.pump(timeoutMillis: 2_000) }
+        guard case .failure(.closed(code: 1001, let retryAfter)) = closed else {
+            Issue.record("expected a 1001 close, got \(closed)")
+            return
+        }
+        #expect(retryAfter.map { (0...1_000).contains($0) } == true, "the reason's retryAfterMs is read")
+
+        let next = try await TestServer(["WHISPER_REDIS_PREFIX": prefix, "WHISPER_PUBLIC_ADDR": "127.0.0.1:\(port)"])
+        defer { next.stop() }
+        let sent = try alice.session.send(text: "after the restart", to: bobId)
+        let started = Date()
+        try alice.session.run { alice.session.outbox.entry(sent)?.state == .sent || Date().timeIntervalSince(started) > 10 }
+        #expect(alice.session.outbox.entry(sent)?.state == .sent)
+        try bob.session.connect()
+        #expect(bob.messages.map(\.text) == ["after the restart"])
+    }
+}
