@@ -34,13 +34,23 @@ struct Recover: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Restore an identity from its 12 words (read from stdin) and log it in; pending messages print.")
     @OptionGroup var global: GlobalOptions
+    @Option(name: .customLong("phrase-file"), help: "Read the phrase from this file instead of stdin.")
+    var phraseFile: String?
 
     func run() throws {
         try runReportingExit {
             let home = try global.openHome()
             guard try !Init.hasIdentity(home) else { throw CLIExit.fail(.config, "\(home.path) already holds an identity") }
-            if isatty(STDIN_FILENO) == 1 { FileHandle.standardError.write(Data("Seed phrase: ".utf8)) }
-            let phrase = readLine(strippingNewline: true) ?? ""
+            let phrase: String
+            if let phraseFile {
+                guard let text = try? String(contentsOfFile: phraseFile, encoding: .utf8) else {
+                    throw CLIExit.fail(.badInput, "cannot read \(phraseFile)")
+                }
+                phrase = text
+            } else {
+                if isatty(STDIN_FILENO) == 1 { FileHandle.standardError.write(Data("Seed phrase: ".utf8)) }
+                phrase = readLine(strippingNewline: true) ?? ""
+            }
             let mnemonic: Mnemonic
             do { mnemonic = try Mnemonic(whisperPhrase: phrase) } catch {
                 throw CLIExit.fail(.badInput, "not a valid 12-word seed phrase (\(error))")
