@@ -134,4 +134,28 @@ import WhisperTesting
         try bob.session.connect()
         #expect(bob.messages.map(\.text) == ["after the restart"])
     }
+
+    @Test func keysThatDifferFromThePinnedOnes_raiseTheAlarm_andTheMessageIsNotReceipted() async throws {
+        let server = try await TestServer()
+        defer { server.stop() }
+        let alice = try ClientDevice.online(server), bob = try ClientDevice.online(server)
+        let aliceId = try alice.id, bobId = try bob.id
+        try bob.session.addContact(aliceId)
+        // Bob's pin for Alice is replaced by someone else's keys (what a lying server would serve).
+        let other = try ClientIdentity(mnemonic: .generate())
+        let contacts = bob.homePath + "/contacts.json"
+        let pinned = try String(contentsOfFile: contacts, encoding: .utf8)
+        let aliceKeys = try bob.session.contactKeys(aliceId)
+        try pinned.replacingOccurrences(of: Base64.encode(aliceKeys.signPublicKey), with: Base64.encode(other.signPublicKey))
+            .write(toFile: contacts, atomically: true, encoding: .utf8)
+        try bob.restart()
+        #expect(throws: ClientError.keyChanged(aliceId)) { try bob.session.addContact(aliceId) }
+
+        let sent = try alice.session.send(text: "is this really me?", to: bobId)
+        try bob.session.connect()
+        try bob.pump { bob.events.contains { if case .keyChanged(aliceId) = $0 { true } else { false } } }
+        #expect(bob.messages.isEmpty)
+        try alice.idle(seconds: 1)
+        #expect(!alice.delivered.contains(sent), "no receipt for a message that could not be verified")
+    }
 }
