@@ -25,13 +25,8 @@ extension ClientSession {
     /// `GET /users/{id}/keys` with the session token (docs/protocol.md "HTTP").
     func lookUpKeys(_ id: WhisperID) throws(ClientError) -> ContactKeys {
         guard let token = account.sessionToken else { throw .notConnected }
-        let response: HTTPResponse
-        do {
-            response = try transport.http(HTTPRequest(method: "GET", url: transport.httpBase + "/users/\(id.string)/keys",
-                                                      headers: [("Authorization", "Bearer \(token)")]))
-        } catch {
-            throw .transport(error.description)
-        }
+        let response = try http(HTTPRequest(method: "GET", url: transport.httpBase + "/users/\(id.string)/keys",
+                                             headers: [("Authorization", "Bearer \(token)")]))
         switch response.status {
         case 200:
             guard let json = try? JSONParser.parse(response.body), let keys = ContactKeys(json: json) else {
@@ -41,9 +36,7 @@ extension ClientSession {
         case 404:
             throw .unknownContact(id)
         default:
-            let json = try? JSONParser.parse(response.body)
-            throw .server(code: json?["code"]?.stringValue ?? "HTTP \(response.status)", message: json?["message"]?.stringValue ?? "",
-                          retryAfterMillis: json?["retryAfterMs"]?.int64Value)
+            throw Self.httpError(response)
         }
     }
 }

@@ -15,11 +15,21 @@ extension ClientSession {
     }
 
     /// Queues one envelope of any kind (the plaintext is the app's structure for non-text kinds).
+    /// `attachment`: an upload (`uploadAttachment`), its file key boxed to `to` here.
     @discardableResult
-    public func send(_ plaintext: [UInt8], msgType: MessageKind, to: WhisperID) throws(ClientError) -> String {
+    public func send(_ plaintext: [UInt8], msgType: MessageKind, to: WhisperID,
+                     attachment: UploadedAttachment? = nil) throws(ClientError) -> String {
         guard let me = account.whisperId else { throw .noIdentity }
         let keys = try contactKeys(to)
         let messageId = UUID().uuidString.lowercased()
+        let pointer: AttachmentPointerFields?
+        do {
+            pointer = try attachment.map { upload throws(ClientCryptoError) in
+                try upload.pointer(boxedBy: identity, to: keys.encPublicKey)
+            }
+        } catch {
+            throw .protocolViolation("cannot box the file key: \(error)")
+        }
         let envelope: SealedEnvelope
         do {
             envelope = try identity.seal(plaintext, kind: .message, id: messageId, from: me, to: to, timestampMillis: clock(),
@@ -27,7 +37,7 @@ extension ClientSession {
         } catch {
             throw .protocolViolation("cannot seal: \(error)")
         }
-        outbox.enqueue(OutboxEntry(envelope: envelope, msgType: msgType, groupId: nil))
+        outbox.enqueue(OutboxEntry(envelope: envelope, msgType: msgType, groupId: nil, attachment: pointer))
         try outbox.save(in: home)
         if connection != nil { try flushOutbox() }
         return messageId
@@ -48,7 +58,8 @@ extension ClientSession {
             let reply: JSONValue
             do {
                 reply = try request { requestId in
-                    MessageFrame.encode(envelope, msgType: entry.msgType, sessionToken: token, requestId: requestId) ?? []
+                    MessageFrame.encode(envelope, msgType: entry.msgType, sessionToken: token, requestId: requestId,
+                                        attachment: entry.attachment) ?? []
                 }
             } catch {
                 outbox.requeue(id)

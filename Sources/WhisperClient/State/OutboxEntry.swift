@@ -16,6 +16,8 @@ public struct OutboxEntry: Equatable, Sendable {
     public let to: WhisperID
     public let groupId: String?
     public let msgType: MessageKind
+    /// The encrypted upload this envelope points to (its `fileKeyBox` is this recipient's).
+    public let attachment: AttachmentPointerFields?
     public internal(set) var timestamp: Int64
     public let nonce: [UInt8]
     public let ciphertext: [UInt8]
@@ -26,8 +28,8 @@ public struct OutboxEntry: Equatable, Sendable {
     public internal(set) var nextAttemptAt: Int64
     public internal(set) var lastError: String?
 
-    init(envelope: SealedEnvelope, msgType: MessageKind, groupId: String?) {
-        (messageId, to, self.groupId, self.msgType) = (envelope.id, envelope.to, groupId, msgType)
+    init(envelope: SealedEnvelope, msgType: MessageKind, groupId: String?, attachment: AttachmentPointerFields? = nil) {
+        (messageId, to, self.groupId, self.msgType, self.attachment) = (envelope.id, envelope.to, groupId, msgType, attachment)
         (timestamp, nonce, ciphertext, signature) = (envelope.timestampMillis, envelope.nonce, envelope.ciphertext, envelope.signature)
         (state, attempts, nextAttemptAt, lastError) = (.queued, 0, 0, nil)
     }
@@ -47,6 +49,10 @@ public struct OutboxEntry: Equatable, Sendable {
         w.member("nonce", Base64.encode(nonce))
         w.member("ciphertext", Base64.encode(ciphertext))
         w.member("sig", Base64.encode(signature))
+        if let attachment {
+            w.key(AttachmentPointer.key)
+            attachment.write(to: &w)
+        }
         w.member("state", state.rawValue)
         w.member("attempts", Int64(attempts))
         w.member("nextAttemptAt", nextAttemptAt)
@@ -65,6 +71,12 @@ public struct OutboxEntry: Equatable, Sendable {
               let attempts = json["attempts"]?.int64Value.flatMap({ Int(exactly: $0) }),
               let nextAttemptAt = json["nextAttemptAt"]?.int64Value
         else { return nil }
+        if let pointer = json[AttachmentPointer.key] {
+            guard let attachment = AttachmentPointerFields(json: pointer) else { return nil }
+            self.attachment = attachment
+        } else {
+            attachment = nil
+        }
         (self.messageId, self.to, self.groupId, self.msgType) = (messageId, to, json["groupId"]?.stringValue, msgType)
         (self.timestamp, self.nonce, self.ciphertext, self.signature) = (timestamp, nonce, ciphertext, signature)
         (self.state, self.attempts, self.nextAttemptAt) = (state, attempts, nextAttemptAt)
