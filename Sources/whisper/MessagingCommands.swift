@@ -37,8 +37,13 @@ struct Send: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Send a text message (queued if the server is unreachable).")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The recipient's Whisper ID.") var whisperId: String
-    @Argument(help: "The text (UTF-8, at most 8,000 bytes).") var text: String
+    @Argument(help: "The text (UTF-8, at most 8,000 bytes).") var text: String?
+    @Option(help: "Send this file instead, encrypted, through the relay's attachment store.") var file: String?
     @Option(help: "Also wait up to this many seconds for the delivery receipt.") var waitDelivered: Int?
+
+    func validate() throws {
+        guard (text == nil) != (file == nil) else { throw ValidationError("give either a text or --file PATH") }
+    }
 
     func run() throws {
         try runReportingExit {
@@ -50,7 +55,14 @@ struct Send: ParsableCommand {
                 connectError = error
             }
             let messageId: String
-            do { messageId = try session.send(text: text, to: to) } catch {
+            do {
+                if let file {
+                    guard connectError == nil else { throw connectError ?? ClientError.notConnected }
+                    messageId = try AttachmentFiles.send(file, to: to, session: session)
+                } else {
+                    messageId = try session.send(text: text ?? "", to: to)
+                }
+            } catch {
                 // Offline and the contact not pinned yet: the connection is the reason.
                 throw connectError.map { CLIExit($0) } ?? CLIExit(error)
             }
@@ -83,14 +95,18 @@ struct Listen: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Option(help: "Stop after this many messages.") var count: Int?
     @Option(help: "Stop after this many seconds.") var seconds: Int?
+    @Option(help: "Folder for received files (default: <home>/files).") var files: String?
 
     func run() throws {
         try runReportingExit {
             let session = try global.openSession()
             var received = 0
+            let folder = files ?? session.home.path + "/files"
             session.onEvent = { event in
-                if case .message = event { received += 1 }
                 EventPrinter.print(event)
+                guard case .message(let message) = event else { return }
+                received += 1
+                if message.attachment != nil { AttachmentFiles.save(message, in: folder, session: session) }
             }
             let deadline = seconds.map { Date().addingTimeInterval(Double($0)) }
             do {

@@ -80,4 +80,26 @@ struct CLIOutputError: Error {
                                                    environment: ["WHISPER_PASSPHRASE": "correct horse"])
         #expect(offline.exitStatus == 69, "server unreachable: \(offline.stderr)")
     }
+
+    @Test func sendFile_isSavedDecryptedByTheRecipientsListen() async throws {
+        let server = try await TestServer(["WHISPER_S3_ENDPOINT": try TestEnvironment.s3Endpoint,
+                                           "WHISPER_S3_BUCKET": try TestEnvironment.s3Bucket,
+                                           "WHISPER_S3_ACCESS_KEY": "test", "WHISPER_S3_SECRET_KEY": "test",
+                                           "WHISPER_S3_PATH_STYLE": "true"])
+        defer { server.stop() }
+        let alice = CLI(server: server), bob = CLI(server: server)
+        _ = try await alice.initialise()
+        let (_, bobId) = try await bob.initialise()
+        let path = alice.home + "/../" + UUID().uuidString + "-photo.jpg"
+        let bytes = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 * 7) })
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let send = try await alice.run(["send", bobId, "--file", path])
+        #expect(send.exitStatus == 0, "\(send.stderr)")
+        let folder = bob.home + "-files"
+        let listen = try await bob.run(["listen", "--count", "1", "--seconds", "20", "--files", folder])
+        let saved = listen.stdout.split(separator: "\n").first { $0.hasPrefix("file ") }?.split(separator: " ").last.map(String.init)
+        #expect(listen.stdout.contains("message "), "\(listen.stdout)\(listen.stderr)")
+        #expect(saved?.hasPrefix(folder + "/") == true && saved?.hasSuffix("-photo.jpg") == true, "\(listen.stdout)")
+        #expect(saved.flatMap { FileManager.default.contents(atPath: $0) } == bytes)
+    }
 }
