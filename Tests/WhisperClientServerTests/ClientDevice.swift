@@ -17,7 +17,7 @@ final class ClientDevice {
         self.mnemonic = mnemonic
         self.homePath = homePath
         guard let url = ServerURL("http://127.0.0.1:\(port)") else { throw ClientError.transport("bad port \(port)") }
-        transport = CountingTransport(SocketTransport(server: url))
+        transport = CountingTransport(SocketTransport(server: url, timeoutSeconds: 5))
         session = try Self.session(mnemonic: mnemonic, homePath: homePath, transport: transport)
         session.onEvent = { [unowned self] in events.append($0) }
     }
@@ -79,20 +79,30 @@ final class ClientDevice {
 }
 
 /// Counts connects, so a test can tell a client that stopped from one retrying in a loop.
+/// It can also be pointed at a restarted server: a stopped `TestServer` keeps its listening
+/// socket, so a new one cannot reliably take over the same port.
 final class CountingTransport: ClientTransport, @unchecked Sendable {
-    let inner: SocketTransport
     private let lock = NSLock()
+    private var inner: SocketTransport
     private var count = 0
 
     init(_ inner: SocketTransport) { self.inner = inner }
 
     var connects: Int { lock.withLock { count } }
-    var httpBase: String { inner.httpBase }
+    var httpBase: String { lock.withLock { inner.httpBase } }
 
-    func connect() throws(TransportError) -> any ClientConnection {
-        lock.withLock { count += 1 }
-        return try inner.connect()
+    func retarget(port: Int) throws {
+        guard let url = ServerURL("http://127.0.0.1:\(port)") else { throw ClientError.transport("bad port \(port)") }
+        lock.withLock { inner = SocketTransport(server: url, timeoutSeconds: 5) }
     }
 
-    func http(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse { try inner.http(request) }
+    func connect() throws(TransportError) -> any ClientConnection {
+        let transport = lock.withLock {
+            count += 1
+            return inner
+        }
+        return try transport.connect()
+    }
+
+    func http(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse { try lock.withLock { inner }.http(request) }
 }

@@ -52,7 +52,6 @@ import WhisperTesting
     @Test func theOutbox_survivesAProcessRestart_whileTheServerIsDown_andDeliversExactlyOnce() async throws {
         let prefix = "test-client-\(UUID().uuidString.prefix(8).lowercased()):"
         var server = try await TestServer(["WHISPER_REDIS_PREFIX": prefix])
-        let port = server.publicPort
         let alice = try ClientDevice.online(server), bob = try ClientDevice.online(server)
         let bobId = try bob.id
         try alice.session.addContact(bobId)
@@ -66,8 +65,11 @@ import WhisperTesting
         try alice.restart()
         #expect(queued.map { alice.session.outbox.entry($0)?.state } == [.queued, .queued, .queued])
 
-        server = try await TestServer(["WHISPER_REDIS_PREFIX": prefix, "WHISPER_PUBLIC_ADDR": "127.0.0.1:\(port)"])
+        // The server comes back (same PostgreSQL and Redis state).
+        server = try await TestServer(["WHISPER_REDIS_PREFIX": prefix])
         defer { server.stop() }
+        try alice.transport.retarget(port: server.publicPort)
+        try bob.transport.retarget(port: server.publicPort)
         try alice.session.connect()
         #expect(queued.map { alice.session.outbox.entry($0)?.state } == [.sent, .sent, .sent])
 
@@ -112,7 +114,6 @@ import WhisperTesting
     @Test func aDrainingServer_1001_isFollowedByAReconnect_andNothingIsLost() async throws {
         let prefix = "test-client-\(UUID().uuidString.prefix(8).lowercased()):"
         let server = try await TestServer(["WHISPER_REDIS_PREFIX": prefix])
-        let port = server.publicPort
         let alice = try ClientDevice.online(server), bob = try ClientDevice.online(server)
         let bobId = try bob.id
         try alice.session.addContact(bobId)
@@ -125,8 +126,10 @@ import WhisperTesting
         }
         #expect(retryAfter.map { (0...1_000).contains($0) } == true, "the reason's retryAfterMs is read")
 
-        let next = try await TestServer(["WHISPER_REDIS_PREFIX": prefix, "WHISPER_PUBLIC_ADDR": "127.0.0.1:\(port)"])
+        let next = try await TestServer(["WHISPER_REDIS_PREFIX": prefix])
         defer { next.stop() }
+        try alice.transport.retarget(port: next.publicPort)
+        try bob.transport.retarget(port: next.publicPort)
         let sent = try alice.session.send(text: "after the restart", to: bobId)
         let started = Date()
         try alice.session.run { alice.session.outbox.entry(sent)?.state == .sent || Date().timeIntervalSince(started) > 10 }
@@ -188,5 +191,32 @@ import WhisperTesting
         let carol = try ClientDevice.online(server)
         try carol.session.addContact(try alice.id)
         #expect(throws: ClientError.self) { try carol.session.downloadAttachment(of: message) }
+    }
+
+    @Test func aGroupOfThree_getsOneMessageUnderOneMessageId_withAReceiptFromEachMember() async throws {
+        let server = try await TestServer()
+        defer { server.stop() }
+        let alice = try ClientDevice.online(server), bob = try ClientDevice.online(server), carol = try ClientDevice.online(server)
+        let (bobId, carolId) = (try bob.id, try carol.id)
+        let group = try alice.session.createGroup(title: "Climbing", members: [bobId, carolId])
+        #expect(Set(group.memberIds) == [try alice.id, bobId, carolId] && group.version == 1)
+        try bob.pump { bob.events.contains { if case .notification("group_event", _) = $0 { true } else { false } } }
+
+        let messageId = try alice.session.send(text: "rope at 6", toGroup: group.groupId)
+        #expect(alice.session.outbox.entries(messageId).map(\.state) == [.sent, .sent])
+        #expect(Set(alice.session.outbox.entries(messageId).map(\.to)) == [bobId, carolId])
+        for member in [bob, carol] {
+            try member.pump { !member.messages.isEmpty }
+            #expect(member.messages.map(\.messageId) == [messageId])
+            #expect(member.messages.map(\.groupId) == [group.groupId])
+            #expect(member.messages.map(\.text) == ["rope at 6"])
+        }
+        try alice.pump { alice.delivered.count == 2 }
+        #expect(alice.delivered == [messageId, messageId])
+        #expect(alice.session.outbox.entries(messageId).map(\.state) == [.delivered, .delivered])
+
+        let smaller = try alice.session.updateGroup(group.groupId, remove: [carolId])
+        #expect(smaller.memberIds.count == 2 && smaller.version == 2)
+        #expect(try bob.session.groups().map(\.groupId) == [group.groupId])
     }
 }

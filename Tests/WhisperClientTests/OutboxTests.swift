@@ -22,9 +22,10 @@ import WhisperProtocol
     @Test func entries_moveQueuedSendingSentDelivered_andSurviveAReload() throws {
         let home = try Self.home()
         var outbox = Outbox()
-        outbox.enqueue(try Self.entry("m-1"))
-        #expect(outbox.due(now: 0) == ["m-1"])
-        outbox.markSending("m-1")
+        let entry = try Self.entry("m-1")
+        outbox.enqueue(entry)
+        #expect(outbox.due(now: 0) == [entry.key])
+        outbox.markSending(entry.key)
         #expect(outbox.due(now: 0).isEmpty)
         try outbox.save(in: home)
         // A process that died while the envelope was on the wire: queued again, same bytes.
@@ -32,8 +33,8 @@ import WhisperProtocol
         #expect(reloaded.entry("m-1")?.state == .queued)
         #expect(reloaded.entry("m-1")?.ciphertext == outbox.entry("m-1")?.ciphertext)
         #expect(reloaded.entry("m-1")?.signature == outbox.entry("m-1")?.signature)
-        outbox.markSent("m-1")
-        let first = outbox.markDelivered("M-1"), again = outbox.markDelivered("m-1")
+        outbox.markSent(entry.key)
+        let first = outbox.markDelivered("M-1", by: entry.to), again = outbox.markDelivered("m-1", by: entry.to)
         #expect(first, "ids compare case-insensitively")
         #expect(!again, "a repeated receipt changes nothing")
         try outbox.save(in: home)
@@ -42,11 +43,12 @@ import WhisperProtocol
 
     @Test func retryableFailures_backOff_andTheTenthAttemptFails() throws {
         var outbox = Outbox(backoff: Backoff(baseMillis: 100, capMillis: 10_000))
+        let key = try Self.entry("m-2").key
         outbox.enqueue(try Self.entry("m-2"))
         var delays: [Int64] = []
         for attempt in 1...Outbox.maxAttempts {
-            outbox.markSending("m-2")
-            let state = outbox.markFailed("m-2", error: "RATE_LIMITED", retryable: true, now: 0, random: { $0.upperBound })
+            outbox.markSending(key)
+            let state = outbox.markFailed(key, error: "RATE_LIMITED", retryable: true, now: 0, random: { $0.upperBound })
             if attempt < Outbox.maxAttempts {
                 #expect(state == .queued)
                 delays.append(outbox.entry("m-2")?.nextAttemptAt ?? -1)
@@ -61,19 +63,21 @@ import WhisperProtocol
 
     @Test func aPermanentError_failsAtOnce_andAServerHint_replacesTheBackoff() throws {
         var outbox = Outbox()
-        outbox.enqueue(try Self.entry("m-3"))
-        outbox.enqueue(try Self.entry("m-4"))
-        #expect(outbox.markFailed("m-3", error: "NOT_FOUND", retryable: false, now: 0) == .failed)
-        outbox.markFailed("m-4", error: "RATE_LIMITED", retryable: true, now: 5_000, retryAfterMillis: 750)
+        let (m3, m4) = (try Self.entry("m-3"), try Self.entry("m-4"))
+        outbox.enqueue(m3)
+        outbox.enqueue(m4)
+        #expect(outbox.markFailed(m3.key, error: "NOT_FOUND", retryable: false, now: 0) == .failed)
+        outbox.markFailed(m4.key, error: "RATE_LIMITED", retryable: true, now: 5_000, retryAfterMillis: 750)
         #expect(outbox.entry("m-4")?.nextAttemptAt == 5_750)
-        #expect(outbox.due(now: 5_749).isEmpty && outbox.due(now: 5_750) == ["m-4"])
+        #expect(outbox.due(now: 5_749).isEmpty && outbox.due(now: 5_750) == [m4.key])
     }
 
     @Test func aConnectionLoss_requeuesWithoutChargingAnAttempt() throws {
         var outbox = Outbox()
-        outbox.enqueue(try Self.entry("m-5"))
-        outbox.markSending("m-5")
-        outbox.requeue("m-5")
+        let m5 = try Self.entry("m-5")
+        outbox.enqueue(m5)
+        outbox.markSending(m5.key)
+        outbox.requeue(m5.key)
         #expect(outbox.entry("m-5")?.state == .queued && outbox.entry("m-5")?.attempts == 0)
     }
 }

@@ -47,7 +47,15 @@ enum ClientFrames {
 
     /// `logout`, `session_refresh`: nothing but the privileged members.
     static func bare(_ type: String, requestId: String, token: String) -> [UInt8] {
-        frame(type, requestId: requestId) { w in privileged(&w, token: token) }
+        privileged(type, requestId: requestId, token: token) { _ in }
+    }
+
+    /// A privileged frame: versions, token, then `members`.
+    static func privileged(_ type: String, requestId: String, token: String, _ members: (inout JSONWriter) -> Void) -> [UInt8] {
+        frame(type, requestId: requestId) { w in
+            privileged(&w, token: token)
+            members(&w)
+        }
     }
 
     private static func frame(_ type: String, requestId: String, payload: (inout JSONWriter) -> Void) -> [UInt8] {

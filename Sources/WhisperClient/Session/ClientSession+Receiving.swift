@@ -23,7 +23,7 @@ extension ClientSession {
             case "message_delivered":
                 guard let id = payload["messageId"]?.stringValue, let by = payload["from"]?.stringValue.flatMap(WhisperID.validate)
                 else { continue }
-                if outbox.markDelivered(id) { try outbox.save(in: home) }
+                if outbox.markDelivered(id, by: by) { try outbox.save(in: home) }
                 onEvent(.delivered(messageId: id, by: by))
             case "session_revoked":
                 // The close (4001/4003/4004) follows and ends the connection.

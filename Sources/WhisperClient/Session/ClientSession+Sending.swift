@@ -47,7 +47,7 @@ extension ClientSession {
     func flushOutbox() throws(ClientError) {
         guard connection != nil, let token = account.sessionToken, let me = account.whisperId else { return }
         for id in outbox.due(now: clock()) {
-            guard let entry = outbox.entry(id) else { continue }
+            guard let entry = outbox.entry(key: id) else { continue }
             var envelope = entry.envelope(from: me)
             // Half the server's ±10 min window: a retry never arrives just outside it.
             if abs(clock() - envelope.timestampMillis) > Limits.default.timestampSkewMillis / 2 {
@@ -70,7 +70,7 @@ extension ClientSession {
                 _ = try expect("message_accepted", reply)
                 outbox.markSent(id)
                 try outbox.save(in: home)
-                onEvent(.sent(messageId: id))
+                onEvent(.sent(messageId: entry.messageId))
             } catch .server(let code, let message, let retryAfter) {
                 try failed(id, code: code, message: message, retryAfterMillis: retryAfter)
             }
@@ -86,13 +86,13 @@ extension ClientSession {
             throw .server(code: code, message: message, retryAfterMillis: nil)
         case "INVALID_TIMESTAMP":
             // Our clock or a long wait: the next try signs a fresh timestamp.
-            if let entry = outbox.entry(id), let me = account.whisperId { _ = try resign(entry, from: me) }
+            if let entry = outbox.entry(key: id), let me = account.whisperId { _ = try resign(entry, from: me) }
             outbox.markFailed(id, error: code, retryable: true, now: clock(), retryAfterMillis: 0)
         default:
             let retryable = code == "RATE_LIMITED" || code == "INTERNAL_ERROR"
             if outbox.markFailed(id, error: "\(code): \(message)", retryable: retryable, now: clock(),
                                  retryAfterMillis: retryAfterMillis) == .failed {
-                onEvent(.failed(messageId: id, reason: "\(code): \(message)"))
+                onEvent(.failed(messageId: outbox.entry(key: id)?.messageId ?? id, reason: "\(code): \(message)"))
             }
         }
         try outbox.save(in: home)
@@ -105,7 +105,7 @@ extension ClientSession {
         let bytes = SealedEnvelope.signedBytes(kind: envelope.kind, id: envelope.id, from: me, to: envelope.to,
                                                timestampMillis: timestamp, nonce: envelope.nonce, ciphertext: envelope.ciphertext)
         let signature = identity.sign(signedBytes: bytes)
-        outbox.resign(entry.messageId, timestamp: timestamp, signature: signature)
+        outbox.resign(entry.key, timestamp: timestamp, signature: signature)
         try outbox.save(in: home)
         envelope = SealedEnvelope(kind: envelope.kind, id: envelope.id, from: me, to: envelope.to, timestampMillis: timestamp,
                                   nonce: envelope.nonce, ciphertext: envelope.ciphertext, signature: signature)

@@ -75,7 +75,7 @@ public final class ClientSession {
         connection?.close()
         connection = nil
         pushes.removeAll()
-        for entry in outbox.entries where entry.state == .sending { outbox.requeue(entry.messageId) }
+        for entry in outbox.entries where entry.state == .sending { outbox.requeue(entry.key) }
     }
 
     /// `logout`: the token dies on the server and is forgotten here.

@@ -17,13 +17,21 @@ public struct Outbox: Sendable {
 
     init(backoff: Backoff = Backoff(baseMillis: 1_000, capMillis: 300_000)) { self.backoff = backoff }
 
+    /// The (first) envelope of `messageId`: the only one of a 1:1 message.
     public func entry(_ messageId: String) -> OutboxEntry? {
         entries.first { $0.messageId.lowercased() == messageId.lowercased() }
     }
 
-    /// Ids of queued entries whose time has come, oldest first.
+    /// Every envelope of `messageId` (one per member of a group message).
+    public func entries(_ messageId: String) -> [OutboxEntry] {
+        entries.filter { $0.messageId.lowercased() == messageId.lowercased() }
+    }
+
+    func entry(key: String) -> OutboxEntry? { entries.first { $0.key == key } }
+
+    /// Keys of queued entries whose time has come, oldest first.
     func due(now: Int64) -> [String] {
-        entries.filter { $0.state == .queued && $0.nextAttemptAt <= now }.map(\.messageId)
+        entries.filter { $0.state == .queued && $0.nextAttemptAt <= now }.map(\.key)
     }
 
     mutating func enqueue(_ entry: OutboxEntry) {
@@ -31,20 +39,20 @@ public struct Outbox: Sendable {
         trim()
     }
 
-    mutating func markSending(_ id: String) { update(id) { $0.state = .sending } }
+    mutating func markSending(_ key: String) { update(key) { $0.state = .sending } }
 
-    mutating func markSent(_ id: String) {
-        update(id) { entry in
+    mutating func markSent(_ key: String) {
+        update(key) { entry in
             if entry.state != .delivered { entry.state = .sent }
             entry.lastError = nil
         }
     }
 
-    /// A `message_delivered` from the recipient. Also from `queued`/`sending`: a receipt can
-    /// overtake a lost `message_accepted`.
-    mutating func markDelivered(_ id: String) -> Bool {
+    /// A `message_delivered` from the recipient `by`. Also from `queued`/`sending`: a receipt
+    /// can overtake a lost `message_accepted`.
+    mutating func markDelivered(_ messageId: String, by: WhisperID) -> Bool {
         var changed = false
-        update(id) { entry in
+        update(OutboxEntry.key(messageId: messageId, to: by)) { entry in
             guard entry.state != .delivered else { return }
             entry.state = .delivered
             changed = true
@@ -55,11 +63,11 @@ public struct Outbox: Sendable {
     /// The send failed. `retryable`: queued again after a backoff (or `retryAfterMillis`), until
     /// the 10th attempt fails; otherwise failed at once. Returns the new state.
     @discardableResult
-    mutating func markFailed(_ id: String, error: String, retryable: Bool, now: Int64, retryAfterMillis: Int64? = nil,
+    mutating func markFailed(_ key: String, error: String, retryable: Bool, now: Int64, retryAfterMillis: Int64? = nil,
                              random: (ClosedRange<Int64>) -> Int64 = { Int64.random(in: $0) }) -> OutboxEntry.State? {
         var result: OutboxEntry.State?
         let backoff = self.backoff
-        update(id) { entry in
+        update(key) { entry in
             entry.attempts += 1
             entry.lastError = error
             if retryable, entry.attempts < Self.maxAttempts {
@@ -75,16 +83,17 @@ public struct Outbox: Sendable {
 
     /// The connection went away before the reply: back to queued, due at once (the reconnect
     /// backoff spaces the tries; no attempt is charged for a send that never got an answer).
-    mutating func requeue(_ id: String) {
-        update(id) { entry in if entry.state == .sending { entry.state = .queued } }
+    mutating func requeue(_ key: String) {
+        update(key) { entry in if entry.state == .sending { entry.state = .queued } }
     }
 
-    mutating func resign(_ id: String, timestamp: Int64, signature: [UInt8]) {
-        update(id) { entry in (entry.timestamp, entry.signature) = (timestamp, signature) }
+    mutating func resign(_ key: String, timestamp: Int64, signature: [UInt8]) {
+        update(key) { entry in (entry.timestamp, entry.signature) = (timestamp, signature) }
     }
 
-    private mutating func update(_ id: String, _ change: (inout OutboxEntry) -> Void) {
-        guard let index = entries.firstIndex(where: { $0.messageId.lowercased() == id.lowercased() }) else { return }
+    /// Changes the entry with `key` (`OutboxEntry.key`).
+    private mutating func update(_ key: String, _ change: (inout OutboxEntry) -> Void) {
+        guard let index = entries.firstIndex(where: { $0.key == key }) else { return }
         change(&entries[index])
     }
 

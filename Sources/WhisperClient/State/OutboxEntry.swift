@@ -34,6 +34,11 @@ public struct OutboxEntry: Equatable, Sendable {
         (state, attempts, nextAttemptAt, lastError) = (.queued, 0, 0, nil)
     }
 
+    /// Identifies the envelope: a group message has one `messageId` and one envelope per member.
+    public var key: String { Self.key(messageId: messageId, to: to) }
+
+    static func key(messageId: String, to: WhisperID) -> String { messageId.lowercased() + "/" + to.string }
+
     func envelope(from: WhisperID) -> SealedEnvelope {
         SealedEnvelope(kind: groupId.map { .groupMessage(groupId: $0) } ?? .message, id: messageId, from: from, to: to,
                        timestampMillis: timestamp, nonce: nonce, ciphertext: ciphertext, signature: signature)
