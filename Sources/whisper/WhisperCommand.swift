@@ -13,7 +13,7 @@ struct WhisperCommand: ParsableCommand {
             75 queued but not sent yet, 76 a contact's keys changed, 77 refused (wrong passphrase, \
             AUTH_FAILED, banned, replaced by another device), 78 no identity / already initialised, 1 other.
             """,
-        subcommands: [Init.self, Recover.self, WhoAmI.self, Add.self, Send.self, Listen.self, GroupCommand.self,
+        subcommands: [Init.self, Recover.self, WhoAmI.self, Add.self, Send.self, Listen.self, Chat.self, GroupCommand.self,
                       OutboxCommand.self, Logout.self]
     )
 }

@@ -132,10 +132,14 @@ import WhisperTesting
         try bob.transport.retarget(port: next.publicPort)
         let sent = try alice.session.send(text: "after the restart", to: bobId)
         let started = Date()
-        try alice.session.run { alice.session.outbox.entry(sent)?.state == .sent || Date().timeIntervalSince(started) > 10 }
-        #expect(alice.session.outbox.entry(sent)?.state == .sent)
+        // What the user types while the client runs is handed over between polls (`chat`).
+        var typed = ["typed meanwhile"]
+        try alice.session.run(between: { () throws(ClientError) in
+            if let line = typed.popLast() { try alice.session.send(text: line, to: bobId) }
+        }, until: { alice.session.outbox.entries.allSatisfy { $0.state == .sent } || Date().timeIntervalSince(started) > 10 })
+        #expect(alice.session.outbox.entry(sent)?.state == .sent && alice.session.outbox.entries.count == 2)
         try bob.session.connect()
-        #expect(bob.messages.map(\.text) == ["after the restart"])
+        #expect(bob.messages.map(\.text) == ["after the restart", "typed meanwhile"])
     }
 
     @Test func keysThatDifferFromThePinnedOnes_raiseTheAlarm_andTheMessageIsNotReceipted() async throws {

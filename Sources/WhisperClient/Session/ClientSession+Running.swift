@@ -5,7 +5,11 @@ extension ClientSession {
     /// backoff and jitter, or after a 1001 close's `retryAfterMs`, or a login's `retryAfterMs`.
     /// Returns when asked to stop; throws a terminal error (4001/4003/4004, `AUTH_FAILED`,
     /// `USER_BANNED`, storage) without retrying it.
-    public func run(pollMillis: Int = 250, until shouldStop: () -> Bool) throws(ClientError) {
+    ///
+    /// `between` runs on this thread after every poll, connected or not: where an app (or the
+    /// CLI's `chat`) hands over what the user typed meanwhile (`send` queues it when offline).
+    public func run(pollMillis: Int = 250, between: () throws(ClientError) -> Void = {},
+                    until shouldStop: () -> Bool) throws(ClientError) {
         var failures = 0
         while !shouldStop() {
             do {
@@ -14,6 +18,7 @@ extension ClientSession {
                     failures = 0
                 }
                 try pump(timeoutMillis: pollMillis)
+                try between()
             } catch {
                 disconnect()
                 onEvent(.disconnected(error))
