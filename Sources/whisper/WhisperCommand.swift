@@ -14,6 +14,6 @@ struct WhisperCommand: ParsableCommand {
             AUTH_FAILED, banned, replaced by another device), 78 no identity / already initialised, 1 other.
             """,
         subcommands: [Init.self, Recover.self, WhoAmI.self, Add.self, Send.self, Listen.self, Chat.self, GroupCommand.self,
-                      OutboxCommand.self, Logout.self]
+                      BackupCommand.self, OutboxCommand.self, Logout.self]
     )
 }

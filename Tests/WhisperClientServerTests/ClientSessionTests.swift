@@ -223,4 +223,22 @@ import WhisperTesting
         #expect(smaller.memberIds.count == 2 && smaller.version == 2)
         #expect(try bob.session.groups().map(\.groupId) == [group.groupId])
     }
+
+    @Test func theContactsBackup_restoresThePinsOnANewDevice_fromThePhraseAlone() async throws {
+        let server = try await TestServer()
+        defer { server.stop() }
+        let alice = try ClientDevice.online(server), bob = try ClientDevice.online(server), carol = try ClientDevice.online(server)
+        try alice.session.addContact(try bob.id)
+        try alice.session.addContact(try carol.id)
+        #expect(try alice.session.backUpContacts() == 2)
+
+        let phone = try ClientDevice(port: server.publicPort, mnemonic: alice.mnemonic)
+        try phone.session.connect()
+        #expect(phone.session.contacts.isEmpty)
+        #expect(try phone.session.restoreContacts() == [try bob.id, try carol.id])
+        #expect(try phone.session.contacts == [bob.id, carol.id])
+        #expect(try phone.session.contactKeys(try bob.id) == alice.session.contactKeys(try bob.id))
+        // Another identity finds no backup of its own.
+        #expect(try bob.session.restoreContacts().isEmpty)
+    }
 }
