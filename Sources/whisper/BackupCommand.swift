@@ -7,16 +7,7 @@ struct BackupCommand: ParsableCommand {
         commandName: "backup", abstract: "Encrypted contacts backup on the relay.", subcommands: [Push.self, Pull.self])
 
     static func run(_ global: GlobalOptions, _ body: (ClientSession) throws -> String) throws {
-        try runReportingExit {
-            let session = try global.openSession()
-            do {
-                try session.connect()
-                EventPrinter.line(try body(session))
-                session.disconnect()
-            } catch {
-                throw CLIExit(error)
-            }
-        }
+        try global.connected { EventPrinter.line(try body($0)) }
     }
 
     struct Push: ParsableCommand {

@@ -48,4 +48,18 @@ struct GlobalOptions: ParsableArguments {
             throw CLIExit(error)
         }
     }
+
+    /// Opens the session, connects, runs `body`, disconnects; every failure becomes its exit.
+    func connected(_ body: (ClientSession) throws -> Void) throws {
+        try runReportingExit {
+            let session = try openSession()
+            do {
+                try session.connect()
+                try body(session)
+                session.disconnect()
+            } catch {
+                throw CLIExit(error)
+            }
+        }
+    }
 }

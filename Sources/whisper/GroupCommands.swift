@@ -10,16 +10,9 @@ struct GroupCommand: ParsableCommand {
 
     /// Connects, runs `body`, prints the group state it returns (`group <id> v<version> <title> <members…>`).
     static func run(_ global: GlobalOptions, _ body: (ClientSession) throws -> [GroupState]) throws {
-        try runReportingExit {
-            let session = try global.openSession()
-            do {
-                try session.connect()
-                for state in try body(session) {
-                    EventPrinter.line("group \(state.groupId) v\(state.version) \(state.title) \(state.memberIds.map(\.string).joined(separator: " "))")
-                }
-                session.disconnect()
-            } catch {
-                throw CLIExit(error)
+        try global.connected { session in
+            for state in try body(session) {
+                EventPrinter.line("group \(state.groupId) v\(state.version) \(state.title) \(state.memberIds.map(\.string).joined(separator: " "))")
             }
         }
     }

@@ -95,14 +95,6 @@ struct Logout: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        try runReportingExit {
-            let session = try global.openSession()
-            do {
-                try session.connect()
-                try session.logout()
-            } catch {
-                throw CLIExit(error)
-            }
-        }
+        try global.connected { try $0.logout() }
     }
 }

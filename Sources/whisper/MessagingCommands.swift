@@ -15,17 +15,10 @@ struct Add: ParsableCommand {
     @Argument(help: "The contact's Whisper ID.") var whisperId: String
 
     func run() throws {
-        try runReportingExit {
-            let id = try parseID(whisperId)
-            let session = try global.openSession()
-            do {
-                try session.connect()
-                let keys = try session.addContact(id)
-                session.disconnect()
-                EventPrinter.line("pinned \(id) \(Base64.encode(keys.signPublicKey))")
-            } catch {
-                throw CLIExit(error)
-            }
+        let id = try parseID(whisperId)
+        try global.connected { session in
+            let keys = try session.addContact(id)
+            EventPrinter.line("pinned \(id) \(Base64.encode(keys.signPublicKey))")
         }
     }
 }

@@ -22,6 +22,14 @@ final class ClientDevice {
         session.onEvent = { [unowned self] in events.append($0) }
     }
 
+    /// A server with the LocalStack S3 store that scripts/test starts (attachments enabled).
+    static func serverWithStore() async throws -> TestServer {
+        try await TestServer(["WHISPER_S3_ENDPOINT": try TestEnvironment.s3Endpoint,
+                              "WHISPER_S3_BUCKET": try TestEnvironment.s3Bucket,
+                              "WHISPER_S3_ACCESS_KEY": "test", "WHISPER_S3_SECRET_KEY": "test",
+                              "WHISPER_S3_PATH_STYLE": "true"])
+    }
+
     static func freshHome() -> String {
         NSTemporaryDirectory() + "whisper-client-" + UUID().uuidString.lowercased()
     }

@@ -167,10 +167,7 @@ import WhisperTesting
     }
 
     @Test func aFiveMegabyteFile_travelsEncryptedThroughTheStore_andOpensForTheRecipientOnly() async throws {
-        let server = try await TestServer(["WHISPER_S3_ENDPOINT": try TestEnvironment.s3Endpoint,
-                                           "WHISPER_S3_BUCKET": try TestEnvironment.s3Bucket,
-                                           "WHISPER_S3_ACCESS_KEY": "test", "WHISPER_S3_SECRET_KEY": "test",
-                                           "WHISPER_S3_PATH_STYLE": "true"])
+        let server = try await ClientDevice.serverWithStore()
         defer { server.stop() }
         let alice = try ClientDevice.online(server), bob = try ClientDevice.online(server)
         let file = (0..<5_000_000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }

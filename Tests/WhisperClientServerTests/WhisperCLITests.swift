@@ -82,10 +82,7 @@ struct CLIOutputError: Error {
     }
 
     @Test func sendFile_isSavedDecryptedByTheRecipientsListen() async throws {
-        let server = try await TestServer(["WHISPER_S3_ENDPOINT": try TestEnvironment.s3Endpoint,
-                                           "WHISPER_S3_BUCKET": try TestEnvironment.s3Bucket,
-                                           "WHISPER_S3_ACCESS_KEY": "test", "WHISPER_S3_SECRET_KEY": "test",
-                                           "WHISPER_S3_PATH_STYLE": "true"])
+        let server = try await ClientDevice.serverWithStore()
         defer { server.stop() }
         let alice = CLI(server: server), bob = CLI(server: server)
         _ = try await alice.initialise()

@@ -58,17 +58,9 @@ enum ClientFrames {
         }
     }
 
+    /// The envelope is the protocol module's own (`OutboundFrame`, used for the server's frames too).
     private static func frame(_ type: String, requestId: String, payload: (inout JSONWriter) -> Void) -> [UInt8] {
-        var w = JSONWriter(capacity: 512)
-        w.beginObject()
-        w.member("type", type)
-        w.member("requestId", requestId)
-        w.key("payload")
-        w.beginObject()
-        payload(&w)
-        w.endObject()
-        w.endObject()
-        return w.bytes
+        OutboundFrame.encode(type: type, requestId: requestId, capacity: 512, payload: payload)
     }
 
     private static func versions(_ w: inout JSONWriter) {
