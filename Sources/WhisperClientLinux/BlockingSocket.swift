@@ -84,9 +84,9 @@ final class BlockingSocket {
     }
 
     /// Appends what arrives within `timeoutMillis` to `buffer`: the count, 0 on timeout; throws
-    /// `closed` at end of stream.
+    /// `TransportError.closed` at end of stream.
     func read(into buffer: inout [UInt8], timeoutMillis: Int) throws(TransportError) -> Int {
-        guard fd >= 0 else { throw TransportError("closed") }
+        guard fd >= 0 else { throw .closed }
         if ssl.map({ SSL_pending($0) }) ?? 0 <= 0 {
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, Int32(clamping: timeoutMillis))
@@ -98,10 +98,10 @@ final class BlockingSocket {
             if let ssl { return Int(SSL_read(ssl, raw.baseAddress, Int32(raw.count))) }
             return Glibc.recv(fd, raw.baseAddress, raw.count, 0)
         }
-        if n == 0 { throw TransportError("closed") }
+        if n == 0 { throw .closed }
         if n < 0 {
             if ssl == nil, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return 0 }
-            throw TransportError(ssl == nil ? "recv: \(Self.errorText())" : "closed")
+            throw ssl == nil ? TransportError("recv: \(Self.errorText())") : .closed
         }
         buffer.append(contentsOf: chunk[..<n])
         return n

@@ -25,7 +25,7 @@ enum SocketHTTP {
                 guard try socket.read(into: &bytes, timeoutMillis: timeoutSeconds * 1000) > 0 else {
                     throw TransportError("HTTP: timed out")
                 }
-            } catch where error.description == "closed" {
+            } catch .closed {
                 break
             }
         }

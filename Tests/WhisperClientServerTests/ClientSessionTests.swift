@@ -238,4 +238,19 @@ import WhisperTesting
         // Another identity finds no backup of its own.
         #expect(try bob.session.restoreContacts().isEmpty)
     }
+
+    @Test func aMessageFromADeletedIdentity_isRejected_andDoesNotWedgeTheConnect() async throws {
+        let server = try await TestServer()
+        defer { server.stop() }
+        let alice = try ClientDevice.online(server), mallory = try ClientDevice.online(server), bob = try ClientDevice.online(server)
+        let aliceId = try alice.id
+        alice.session.disconnect()
+        try mallory.session.send(text: "before I go", to: aliceId)
+        try mallory.session.deleteAccount()
+        try bob.session.send(text: "still here", to: aliceId)
+
+        try alice.session.connect()
+        #expect(alice.messages.map(\.text) == ["still here"])
+        #expect(try alice.events.contains { if case .rejected(_, let from) = $0 { from == (try mallory.id) } else { false } })
+    }
 }

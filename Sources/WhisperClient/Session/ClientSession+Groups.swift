@@ -52,16 +52,19 @@ extension ClientSession {
         let members = try group(groupId).memberIds.filter { $0 != me }
         let messageId = UUID().uuidString.lowercased()
         let timestamp = clock()
+        // Every envelope is sealed before any is queued: all members or none.
+        var entries: [OutboxEntry] = []
         for member in members {
             let keys = try contactKeys(member)
             do {
                 let envelope = try identity.seal(Array(text.utf8), kind: .groupMessage(groupId: groupId), id: messageId, from: me,
                                                  to: member, timestampMillis: timestamp, recipientEncPublicKey: keys.encPublicKey)
-                outbox.enqueue(OutboxEntry(envelope: envelope, msgType: .text, groupId: groupId))
+                entries.append(OutboxEntry(envelope: envelope, msgType: .text, groupId: groupId))
             } catch {
                 throw .protocolViolation("cannot seal: \(error)")
             }
         }
+        for entry in entries { outbox.enqueue(entry) }
         try outbox.save(in: home)
         try flushOutbox()
         return messageId

@@ -66,7 +66,13 @@ extension ClientSession {
         let groupId = payload["groupId"]?.stringValue
         let envelope = SealedEnvelope(kind: groupId.map { .groupMessage(groupId: $0) } ?? .message, id: messageId, from: from,
                                       to: to, timestampMillis: timestamp, nonce: nonce, ciphertext: ciphertext, signature: signature)
-        let keys = try contactKeys(from)
+        let keys: ContactKeys
+        do {
+            keys = try contactKeys(from)
+        } catch .unknownContact {
+            // A sender whose identity is gone (deleted): nothing can verify it.
+            return onEvent(.rejected(messageId: messageId, from: from))
+        }
         guard envelope.hasValidSignature(signPublicKey: keys.signPublicKey) else {
             // Pinned keys that no longer verify: ask the server whether they changed.
             if let current = try? lookUpKeys(from), !current.sameKeys(as: keys) {

@@ -89,6 +89,26 @@ public final class ClientSession {
         disconnect()
     }
 
+    /// `delete_account`: the identity leaves the relay for good (docs/protocol.md
+    /// "delete_account"), signed over `"v1\ndelete_account\n" whisperId "\n" timestamp "\n"`
+    /// (SHA-256, then Ed25519). The server answers, then closes with 4004; local state stays.
+    public func deleteAccount() throws(ClientError) {
+        guard let token = account.sessionToken, let me = account.whisperId else { throw .notConnected }
+        let timestamp = clock()
+        let signature = identity.sign(signedBytes: Array("v1\ndelete_account\n\(me.string)\n\(timestamp)\n".utf8))
+        _ = try expect("account_deleted", request {
+            ClientFrames.privileged("delete_account", requestId: $0, token: token) { w in
+                w.member("whisperId", me.string)
+                w.member("timestamp", timestamp)
+                w.member("sig", Base64.encode(signature))
+            }
+        })
+        account.sessionToken = nil
+        account.sessionExpiresAt = nil
+        try account.save(in: home)
+        disconnect()
+    }
+
     /// The challenge-response login. Without a stored Whisper ID the keys alone name the
     /// identity: a new one is minted for keys never seen, a known one is recovered (contract §15).
     func login() throws(ClientError) {

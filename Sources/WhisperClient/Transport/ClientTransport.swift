@@ -33,6 +33,9 @@ public enum TransportEvent: Equatable, Sendable {
 public struct TransportError: Error, Equatable, Sendable, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
+
+    /// The peer ended the stream.
+    public static let closed = TransportError("closed")
 }
 
 public struct HTTPRequest: Sendable {
