@@ -56,11 +56,14 @@ final class BlockingSocket {
         guard let ssl = SSL_new(context) else { throw TransportError("SSL_new failed") }
         self.ssl = ssl
         SSL_set_fd(ssl, fd)
-        // SSL_set_tlsext_host_name is a macro over SSL_ctrl; SNI for names only.
-        if host.first?.isNumber == false, !host.contains(":") {
+        // An address is checked against the certificate's IP entries, a name against its DNS
+        // names (and sent as SNI: SSL_set_tlsext_host_name is a macro over SSL_ctrl).
+        if host.contains(":") || host.allSatisfy({ $0.isNumber || $0 == "." }) {
+            guard X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host) == 1 else { throw TransportError("TLS: bad address") }
+        } else {
             _ = host.withCString { SSL_ctrl(ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, Int(TLSEXT_NAMETYPE_host_name), UnsafeMutableRawPointer(mutating: $0)) }
+            guard SSL_set1_host(ssl, host) == 1 else { throw TransportError("TLS: bad host name") }
         }
-        guard SSL_set1_host(ssl, host) == 1 else { throw TransportError("TLS: bad host name") }
         guard SSL_connect(ssl) == 1 else {
             let verify = SSL_get_verify_result(ssl)
             throw TransportError(verify == X509_V_OK ? "TLS handshake failed" : "TLS: certificate not trusted (verify error \(verify))")

@@ -2,7 +2,8 @@ import WhisperClient
 
 /// The Linux `ClientTransport`: blocking sockets (optionally TLS through OpenSSL) carrying the
 /// project's own WebSocket codec. Meant for one client thread; `connect()` opens a new socket
-/// each time.
+/// each time. A TLS write to a reset peer raises SIGPIPE (OpenSSL cannot pass MSG_NOSIGNAL):
+/// the process should ignore SIGPIPE, as the `whisper` CLI does.
 public struct SocketTransport: ClientTransport {
     public let server: ServerURL
     /// A PEM bundle to trust instead of the system store (a self-signed test server).

@@ -24,6 +24,8 @@ struct GlobalOptions: ParsableArguments {
     }
 
     func transport() throws -> SocketTransport {
+        // A TLS write to a reset peer must fail, not kill the process (SocketTransport).
+        signal(SIGPIPE, SIG_IGN)
         let text = server ?? ProcessInfo.processInfo.environment["WHISPER_SERVER"] ?? "http://127.0.0.1:8080"
         guard let url = ServerURL(text) else { throw CLIExit.fail(.usage, "bad --server URL \(text)") }
         return SocketTransport(server: url, caFile: caFile)

@@ -13,11 +13,12 @@ final class ClientDevice {
     private(set) var session: ClientSession
     private(set) var events: [ClientEvent] = []
 
-    init(port: Int, mnemonic: Mnemonic = .generate(), homePath: String = ClientDevice.freshHome()) throws {
+    init(port: Int, mnemonic: Mnemonic = .generate(), homePath: String = ClientDevice.freshHome(),
+         scheme: String = "http", caFile: String? = nil) throws {
         self.mnemonic = mnemonic
         self.homePath = homePath
-        guard let url = ServerURL("http://127.0.0.1:\(port)") else { throw ClientError.transport("bad port \(port)") }
-        transport = CountingTransport(SocketTransport(server: url, timeoutSeconds: 5))
+        guard let url = ServerURL("\(scheme)://127.0.0.1:\(port)") else { throw ClientError.transport("bad port \(port)") }
+        transport = CountingTransport(SocketTransport(server: url, caFile: caFile, timeoutSeconds: 5))
         session = try Self.session(mnemonic: mnemonic, homePath: homePath, transport: transport)
         session.onEvent = { [unowned self] in events.append($0) }
     }

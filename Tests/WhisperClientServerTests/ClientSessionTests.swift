@@ -253,4 +253,29 @@ import WhisperTesting
         #expect(alice.messages.map(\.text) == ["still here"])
         #expect(try alice.events.contains { if case .rejected(_, let from) = $0 { from == (try mallory.id) } else { false } })
     }
+
+    @Test func overTLS_theClientVerifiesTheServersCertificate_andTalks() async throws {
+        let dir = NSTemporaryDirectory() + "whisper-client-tls-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let cert = dir + "/cert.pem", key = dir + "/key.pem"
+        try await Subprocess.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                                                      "-days", "1", "-subj", "/CN=whisper-test",
+                                                      "-addext", "subjectAltName=IP:127.0.0.1"])
+        let server = try await TestServer(["WHISPER_TLS_CERT": cert, "WHISPER_TLS_KEY": key])
+        defer { server.stop() }
+        let alice = try ClientDevice(port: server.publicPort, scheme: "https", caFile: cert)
+        let bob = try ClientDevice(port: server.publicPort, scheme: "wss", caFile: cert)
+        try alice.session.connect()
+        try bob.session.connect()
+        let sent = try alice.session.send(text: "over TLS", to: try bob.id)
+        try bob.pump { !bob.messages.isEmpty }
+        #expect(bob.messages.map(\.text) == ["over TLS"])
+        try alice.pump { alice.delivered == [sent] }
+
+        // Without the certificate as a trust anchor the client refuses the server.
+        let stranger = try ClientDevice(port: server.publicPort, scheme: "https")
+        #expect(throws: ClientError.self) { try stranger.session.connect() }
+        #expect(stranger.session.whisperId == nil)
+    }
 }
