@@ -278,4 +278,27 @@ import WhisperTesting
         #expect(throws: ClientError.self) { try stranger.session.connect() }
         #expect(stranger.session.whisperId == nil)
     }
+
+    @Test func aSessionPastItsRefreshTime_isRefreshedOnce_andTheNewTokenWorks() async throws {
+        let server = try await TestServer(["WHISPER_SESSION_TTL_SECONDS": "3600"])
+        defer { server.stop() }
+        let alice = try ClientDevice.online(server), bob = try ClientDevice.online(server)
+        let first = alice.session.account.sessionToken
+        try alice.session.pump(timeoutMillis: 10)
+        #expect(alice.session.account.sessionToken == first, "an hour-long session is refreshed after half an hour")
+        let realClock = alice.session.clock
+        alice.session.clock = { realClock() + 31 * 60_000 }
+        try alice.session.pump(timeoutMillis: 10)
+        alice.session.clock = realClock
+        let second = alice.session.account.sessionToken
+        #expect(second != nil && second != first)
+        try alice.session.pump(timeoutMillis: 10)
+        #expect(alice.session.account.sessionToken == second, "refreshed once, not on every poll")
+        #expect((alice.session.account.sessionExpiresAt ?? 0) > Int64(Date().timeIntervalSince1970 * 1000))
+        // The new token carries frames and HTTP look-ups; the old one is dead on the server.
+        try alice.session.send(text: "after refresh", to: try bob.id)
+        try bob.pump { bob.messages.map(\.text) == ["after refresh"] }
+        try alice.restart()
+        #expect(alice.session.account.sessionToken == second, "the refreshed token is what is kept")
+    }
 }

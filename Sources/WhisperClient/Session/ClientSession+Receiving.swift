@@ -5,6 +5,7 @@ extension ClientSession {
     /// also sends outbox entries whose retry time has come. Throws when the connection ends.
     public func pump(timeoutMillis: Int) throws(ClientError) {
         try applyPushes()
+        try refreshSessionIfDue()
         try flushOutbox()
         if let frame = try receiveFrame(timeoutMillis: timeoutMillis) {
             if frame["requestId"]?.stringValue == nil { pushes.append(frame) }

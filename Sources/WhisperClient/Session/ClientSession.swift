@@ -15,6 +15,7 @@ public final class ClientSession {
     /// A reply later than this counts as a lost connection.
     public static let replyTimeoutMillis = 15_000
     static let pageLimit = 50
+    static let refreshMarginMillis: Int64 = 86_400_000
     static let inboxFile = "inbox.jsonl"
 
     public let identity: ClientIdentity
@@ -27,6 +28,8 @@ public final class ClientSession {
     var connection: (any ClientConnection)?
     var pushes: [JSONValue] = []
     var requestCounter = 0
+    /// When the session is refreshed (`refreshSessionIfDue`).
+    var refreshAt: Int64?
     /// Receives every event; set before connecting.
     public var onEvent: (ClientEvent) -> Void = { _ in }
     /// Unix milliseconds; replaceable in tests.
@@ -109,6 +112,27 @@ public final class ClientSession {
         disconnect()
     }
 
+    /// `session_refresh` once less than a day of the session is left (docs/protocol.md
+    /// "Sessions"), or half of it for a server with sessions shorter than two days.
+    func refreshSessionIfDue() throws(ClientError) {
+        guard let token = account.sessionToken, let expiresAt = account.sessionExpiresAt else { return }
+        let due = refreshAt ?? Self.refreshTime(expiresAt: expiresAt, now: clock())
+        refreshAt = due
+        guard clock() >= due else { return }
+        let refreshed = try expect("session_refreshed", request { ClientFrames.bare("session_refresh", requestId: $0, token: token) })
+        guard let newToken = refreshed["sessionToken"]?.stringValue else {
+            throw .protocolViolation("session_refreshed without sessionToken")
+        }
+        account.sessionToken = newToken
+        account.sessionExpiresAt = refreshed["sessionExpiresAt"]?.int64Value
+        refreshAt = account.sessionExpiresAt.map { Self.refreshTime(expiresAt: $0, now: clock()) }
+        try account.save(in: home)
+    }
+
+    static func refreshTime(expiresAt: Int64, now: Int64) -> Int64 {
+        expiresAt - min(refreshMarginMillis, max(0, expiresAt - now) / 2)
+    }
+
     /// The challenge-response login. Without a stored Whisper ID the keys alone name the
     /// identity: a new one is minted for keys never seen, a known one is recovered (contract §15).
     func login() throws(ClientError) {
@@ -130,6 +154,7 @@ public final class ClientSession {
         account.whisperId = id
         account.sessionToken = token
         account.sessionExpiresAt = ack["sessionExpiresAt"]?.int64Value
+        refreshAt = account.sessionExpiresAt.map { Self.refreshTime(expiresAt: $0, now: clock()) }
         try account.save(in: home)
     }
 
