@@ -60,9 +60,10 @@ let package = Package(
         ]),
 
         // MARK: Client
-        // The client half of the spec (docs/client.md). Pure protocol plus libsodium only — no
-        // runtime, storage or server module, nothing Linux-specific — so it can build for Apple
-        // platforms. PBKDF2 and HKDF are built on libsodium's HMAC: no OpenSSL.
+        // The client half of the spec (docs/client.md). Pure protocol, libsodium and Foundation
+        // only — no runtime, storage or server module, nothing Linux-specific (the network is
+        // behind `ClientTransport`) — so it can build for Apple platforms. PBKDF2 and HKDF are
+        // built on libsodium's HMAC: no OpenSSL.
         .target(name: "WhisperClient", dependencies: ["WhisperProtocol", "CSodium"]),
         // The platform half: `ClientTransport` over blocking sockets and OpenSSL, speaking the
         // WebSocket codec of WhisperWebSocket. No runtime (epoll) or server module.
