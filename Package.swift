@@ -10,8 +10,11 @@ let package = Package(
     products: [
         .executable(name: "whisper-server", targets: ["whisper-server"]),
         .executable(name: "whisper-bench", targets: ["whisper-bench"]),
-        // The client core an iOS or Android-parity app embeds (issue #28): its crypto so far.
+        // The client core an iOS or Android-parity app embeds (issue #28), its Linux transport,
+        // and the `whisper` CLI on both.
         .library(name: "WhisperClient", targets: ["WhisperClient"]),
+        .library(name: "WhisperClientLinux", targets: ["WhisperClientLinux"]),
+        .executable(name: "whisper", targets: ["whisper"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -62,10 +65,18 @@ let package = Package(
         ]),
 
         // MARK: Client
-        // The client half of the spec (docs/client.md). Pure protocol plus libsodium only — no
-        // runtime, storage or server module, nothing Linux-specific — so it can build for Apple
-        // platforms. PBKDF2 and HKDF are built on libsodium's HMAC: no OpenSSL.
+        // The client half of the spec (docs/client.md). Pure protocol, libsodium and Foundation
+        // only — no runtime, storage or server module, nothing Linux-specific (the network is
+        // behind `ClientTransport`) — so it can build for Apple platforms. PBKDF2 and HKDF are
+        // built on libsodium's HMAC: no OpenSSL.
         .target(name: "WhisperClient", dependencies: ["WhisperProtocol", "CSodium"]),
+        // The platform half: `ClientTransport` over blocking sockets and OpenSSL, speaking the
+        // WebSocket codec of WhisperWebSocket. No runtime (epoll) or server module.
+        .target(name: "WhisperClientLinux", dependencies: ["WhisperClient", "WhisperWebSocket", "WhisperProtocol", "COpenSSL"]),
+        .executableTarget(name: "whisper", dependencies: [
+            "WhisperClient", "WhisperClientLinux", "WhisperProtocol",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
 
         // MARK: Load generator
         // Drives the server over real WebSockets like phones do; shares the runtime and codecs
@@ -90,6 +101,10 @@ let package = Package(
         .testTarget(name: "WhisperServicesTests", dependencies: ["WhisperServices", "WhisperProtocol", "WhisperOps", "CSodium", "COpenSSL", "WhisperTesting"]),
         .testTarget(name: "WhisperBenchTests", dependencies: ["WhisperBench", "WhisperTesting", "WhisperProtocol", "WhisperWebSocket", "WhisperAdmin"]),
         .testTarget(name: "WhisperClientTests", dependencies: ["WhisperClient", "WhisperProtocol"]),
+        // The client against a real server (PostgreSQL, Redis), and the built `whisper` binary.
+        .testTarget(name: "WhisperClientServerTests", dependencies: [
+            "WhisperClient", "WhisperClientLinux", "WhisperProtocol", "WhisperTesting",
+        ]),
         .testTarget(name: "WhisperAdminTests", dependencies: ["WhisperAdmin", "WhisperProtocol"]),
         .testTarget(name: "WhisperServerTests", dependencies: ["WhisperServer", "WhisperStores", "WhisperServices", "WhisperStorage", "WhisperProtocol", "WhisperTesting"]),
     ],

@@ -1,3 +1,4 @@
+import WhisperWebSocket
 import WhisperRuntime
 
 /// One WebSocket client connection on a loop, as a phone keeps it: connect (from a chosen
@@ -144,7 +145,7 @@ final class BenchClient: ConnectionDelegate {
             connection?.write(encoder.pong(payload))
         case .pong:
             break
-        case .close(let code):
+        case .close(let code, _):
             if state == .closing { return finish(.closedByClient) }
             // §5.5.1: answer with a Close (echoing the code), then let the server close TCP.
             connection?.write(encoder.close(code: code ?? 1000))

@@ -1,3 +1,4 @@
+import WhisperWebSocket
 import CSodium
 import WhisperProtocol
 

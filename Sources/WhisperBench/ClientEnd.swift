@@ -1,3 +1,5 @@
+import WhisperWebSocket
+
 /// How a client's life ended; reported once to its delegate.
 enum ClientEnd: Equatable, Sendable {
     /// TCP never came up (errno text, e.g. "connect(127.0.0.1:8080): Connection refused").

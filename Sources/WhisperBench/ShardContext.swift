@@ -1,3 +1,4 @@
+import WhisperWebSocket
 import WhisperRuntime
 
 /// What every scenario shard on one loop shares: the loop, the client settings, a cheap random

@@ -8,6 +8,11 @@ public enum BuiltProducts {
         get throws { try path("whisper-server") }
     }
 
+    /// The `whisper` CLI (WhisperClient's executable).
+    public static var whisper: String {
+        get throws { try path("whisper") }
+    }
+
     static func path(_ name: String) throws -> String {
         let runner = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
                          ?? CommandLine.arguments[0])

@@ -38,4 +38,17 @@ public struct AttachmentPointerFields: Equatable, Sendable {
         writer.endObject()
         writer.endObject()
     }
+
+    /// A pointer as received (or as kept in the outbox); nil unless every member is well formed.
+    public init?(json: JSONValue) {
+        guard let objectKey = json["objectKey"]?.stringValue, let contentType = json["contentType"]?.stringValue,
+              let size = json["ciphertextSize"]?.int64Value, size > 0,
+              let fileNonce = json["fileNonce"]?.stringValue.flatMap(Base64.decode), fileNonce.count == Libsodium.nonceBytes,
+              let box = json[AttachmentPointer.fileKeyBoxKey],
+              let boxNonce = box["nonce"]?.stringValue.flatMap(Base64.decode), boxNonce.count == Libsodium.nonceBytes,
+              let boxCiphertext = box["ciphertext"]?.stringValue.flatMap(Base64.decode)
+        else { return nil }
+        self.init(objectKey: objectKey, contentType: contentType, ciphertextSize: size, fileNonce: fileNonce,
+                  fileKeyBox: FileKeyBox(nonce: boxNonce, ciphertext: boxCiphertext))
+    }
 }

@@ -1,5 +1,3 @@
-import WhisperWebSocket
-
 /// Decodes server frames as a client sees them (RFC 6455 §5.2): never masked, data messages
 /// possibly fragmented and, with permessage-deflate, compressed (RFC 7692 §6).
 ///
@@ -11,8 +9,8 @@ import WhisperWebSocket
 /// checked against `maxMessageBytes` as soon as the header is complete, before buffering the
 /// payload. A client only talks to the server it benchmarks, so a simple keep-the-rest
 /// buffer is enough here; the server's decoder is the fully incremental one.
-struct ClientFrameDecoder {
-    let maxMessageBytes: Int
+public struct ClientFrameDecoder {
+    public let maxMessageBytes: Int
     private let decompressor: DeflateDecompressor?
     /// Octets of an incomplete frame, carried over to the next read.
     private var carry: [UInt8] = []
@@ -21,13 +19,13 @@ struct ClientFrameDecoder {
     private var messageOpen = false
     private var messageCompressed = false
 
-    init(maxMessageBytes: Int, deflate: DeflateParameters?) {
+    public init(maxMessageBytes: Int, deflate: DeflateParameters?) {
         self.maxMessageBytes = maxMessageBytes
         decompressor = deflate.map { DeflateDecompressor(parameters: $0) }
     }
 
     /// Decodes every complete frame in the carried bytes plus `input`, calling `emit` per event.
-    mutating func feed(_ input: UnsafeRawBufferPointer, emit: (ServerFrameEvent) -> Void) throws(ClientFrameError) {
+    public mutating func feed(_ input: UnsafeRawBufferPointer, emit: (ServerFrameEvent) -> Void) throws(ClientFrameError) {
         if carry.isEmpty {
             let consumed = try input.withMemoryRebound(to: UInt8.self) { buffer in
                 Result { () throws(ClientFrameError) in try decodeFrames(buffer, emit: emit) }
@@ -84,7 +82,7 @@ struct ClientFrameDecoder {
             case .pong: emit(.pong)
             default:
                 let code = payload.count >= 2 ? UInt16(payload[0]) << 8 | UInt16(payload[1]) : nil
-                emit(.close(code: code))
+                emit(.close(code: code, reason: Array(payload.dropFirst(2))))
             }
             return
         }

@@ -1,5 +1,5 @@
 /// Why the opening handshake failed (RFC 6455 §4.1: the client fails the connection).
-enum ClientHandshakeError: Error, Equatable, Sendable, CustomStringConvertible {
+public enum ClientHandshakeError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Anything but `101`; the status is kept, e.g. 503 from a draining server.
     case status(Int)
     case malformedResponse
@@ -10,7 +10,7 @@ enum ClientHandshakeError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No blank line within the size limit.
     case headTooLarge
 
-    var description: String {
+    public var description: String {
         switch self {
         case .status(let code): return "handshake status \(code)"
         case .malformedResponse: return "malformed handshake response"

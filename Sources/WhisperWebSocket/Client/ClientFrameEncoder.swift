@@ -1,5 +1,3 @@
-import WhisperWebSocket
-
 /// Client-to-server frames (RFC 6455 §5.2), always masked with a fresh key (§5.1, §5.3), one
 /// frame per message:
 ///
@@ -9,19 +7,19 @@ import WhisperWebSocket
 ///
 /// With permessage-deflate negotiated, text messages are compressed and carry RSV1 (RFC 7692
 /// §6); control frames never are (§6.1).
-struct ClientFrameEncoder {
+public struct ClientFrameEncoder {
     private var random: FastRandom
     private let compressor: DeflateCompressor?
     /// Set when zlib failed once; later messages go out uncompressed, which RFC 7692 §6 allows.
     private var compressionDisabled = false
 
-    init(deflate: DeflateParameters?, random: FastRandom = FastRandom()) {
+    public init(deflate: DeflateParameters?, random: FastRandom = FastRandom()) {
         self.random = random
         compressor = deflate.map { DeflateCompressor(parameters: $0) }
     }
 
     /// A complete text message.
-    mutating func text(_ utf8: [UInt8]) -> [UInt8] {
+    public mutating func text(_ utf8: [UInt8]) -> [UInt8] {
         if let compressor, !compressionDisabled {
             if let compressed = compressor.compress(utf8) {
                 return Self.frame(opcode: .text, payload: compressed, rsv1: true, key: nextKey())
@@ -32,12 +30,12 @@ struct ClientFrameEncoder {
     }
 
     /// The answer to a Ping: its application data echoed (RFC 6455 §5.5.3).
-    mutating func pong(_ payload: [UInt8]) -> [UInt8] {
+    public mutating func pong(_ payload: [UInt8]) -> [UInt8] {
         Self.frame(opcode: .pong, payload: Array(payload.prefix(125)), key: nextKey())
     }
 
     /// A Close with a status code and no reason (RFC 6455 §5.5.1).
-    mutating func close(code: UInt16) -> [UInt8] {
+    public mutating func close(code: UInt16) -> [UInt8] {
         Self.frame(opcode: .close, payload: [UInt8(truncatingIfNeeded: code >> 8), UInt8(truncatingIfNeeded: code)],
                    key: nextKey())
     }
@@ -49,7 +47,7 @@ struct ClientFrameEncoder {
     }
 
     /// One masked frame. The header is the server encoder's with the MASK bit set.
-    static func frame(opcode: WebSocketOpcode, payload: [UInt8], rsv1: Bool = false, key: WebSocketMaskingKey) -> [UInt8] {
+    public static func frame(opcode: WebSocketOpcode, payload: [UInt8], rsv1: Bool = false, key: WebSocketMaskingKey) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(14 + payload.count)
         WebSocketFrameEncoder.appendHeader(fin: true, rsv1: rsv1, opcode: opcode, payloadLength: payload.count, to: &bytes)

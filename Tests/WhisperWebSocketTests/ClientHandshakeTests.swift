@@ -1,6 +1,5 @@
 import Testing
-import WhisperWebSocket
-@testable import WhisperBench
+@testable import WhisperWebSocket
 
 struct ClientHandshakeTests {
     // RFC 6455 §1.3: the sample nonce and its accept value.

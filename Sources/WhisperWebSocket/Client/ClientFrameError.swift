@@ -1,5 +1,5 @@
 /// Why a client fails the connection on what the server sent (RFC 6455 §5, RFC 7692 §6).
-enum ClientFrameError: Error, Equatable, Sendable, CustomStringConvertible {
+public enum ClientFrameError: Error, Equatable, Sendable, CustomStringConvertible {
     /// §5.1: "A client MUST close a connection if it detects a masked frame."
     case maskedFrame
     case reservedBitsSet
@@ -14,7 +14,7 @@ enum ClientFrameError: Error, Equatable, Sendable, CustomStringConvertible {
     /// RSV1 without a negotiated permessage-deflate, or data zlib cannot inflate.
     case badCompression
 
-    var description: String {
+    public var description: String {
         switch self {
         case .maskedFrame: return "masked server frame"
         case .reservedBitsSet: return "reserved bits set"

@@ -1,6 +1,5 @@
 import Testing
-import WhisperWebSocket
-@testable import WhisperBench
+@testable import WhisperWebSocket
 
 struct ClientFrameEncoderTests {
     @Test func textFrame_isMaskedWithTheKey_goldenBytes() {

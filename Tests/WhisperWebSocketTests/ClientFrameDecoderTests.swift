@@ -1,6 +1,5 @@
 import Testing
-import WhisperWebSocket
-@testable import WhisperBench
+@testable import WhisperWebSocket
 
 struct ClientFrameDecoderTests {
     private func decode(_ chunks: [[UInt8]], deflate: DeflateParameters? = nil, max: Int = 1 << 20) throws(ClientFrameError)
@@ -20,7 +19,7 @@ struct ClientFrameDecoderTests {
         let big = [UInt8](repeating: 0x61, count: 70_000)
         let wire = WebSocketFrameEncoder.frame(opcode: .text, payload: text) + WebSocketFrameEncoder.ping([9])
             + WebSocketFrameEncoder.frame(opcode: .text, payload: big) + WebSocketFrameEncoder.close(code: .goingAway)
-        #expect(try decode([wire]) == [.text(text), .ping([9]), .text(big), .close(code: 1001)])
+        #expect(try decode([wire]) == [.text(text), .ping([9]), .text(big), .close(code: 1001, reason: [])])
     }
 
     @Test func frames_splitAcrossReads_atEveryByte() throws {

@@ -1,18 +1,17 @@
 import WhisperProtocol
-import WhisperWebSocket
 
 /// The client side of the opening handshake (RFC 6455 §4.1): the request, and the checks on
 /// the response head. Pure; `BenchClient` does the I/O.
-struct ClientHandshake {
+public struct ClientHandshake: Sendable {
     /// The response head may not exceed this (it is a few hundred octets in practice).
-    static let maxHeadBytes = 16_384
+    public static let maxHeadBytes = 16_384
 
-    let key: String
-    let offersDeflate: Bool
-    let request: [UInt8]
+    public let key: String
+    public let offersDeflate: Bool
+    public let request: [UInt8]
 
     /// `keyBytes`: 16 random octets (§4.1: "randomly selected"; they only need to vary).
-    init(host: String, path: String, offerDeflate: Bool, keyBytes: [UInt8]) {
+    public init(host: String, path: String, offerDeflate: Bool, keyBytes: [UInt8]) {
         key = Base64.encode(keyBytes)
         offersDeflate = offerDeflate
         var text = "GET \(path) HTTP/1.1\r\nHost: \(host)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
@@ -23,7 +22,7 @@ struct ClientHandshake {
     }
 
     /// The index just past the `CRLF CRLF` ending the head, if it is complete.
-    static func headEnd(in bytes: [UInt8]) -> Int? {
+    public static func headEnd(in bytes: [UInt8]) -> Int? {
         guard bytes.count >= 4 else { return nil }
         for i in 0...(bytes.count - 4)
         where bytes[i] == 13 && bytes[i + 1] == 10 && bytes[i + 2] == 13 && bytes[i + 3] == 10 {
@@ -34,7 +33,7 @@ struct ClientHandshake {
 
     /// Checks the response head (§4.1, items 1–6 of the client's checks); on success, the
     /// permessage-deflate agreement if the server accepted our offer.
-    func validate(head: ArraySlice<UInt8>) -> Result<NegotiatedDeflate?, ClientHandshakeError> {
+    public func validate(head: ArraySlice<UInt8>) -> Result<NegotiatedDeflate?, ClientHandshakeError> {
         let lines = String(decoding: head, as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: true)
         guard let statusLine = lines.first else { return .failure(.malformedResponse) }
         let statusParts = statusLine.split(separator: " ", maxSplits: 2)

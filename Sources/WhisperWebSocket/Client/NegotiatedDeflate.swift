@@ -1,20 +1,18 @@
-import WhisperWebSocket
-
 /// permessage-deflate as agreed in the handshake response (RFC 7692 §7.1), mapped onto the
 /// shared zlib wrappers. Those are written from the server's side, so the client's view is
 /// mirrored: our compressor follows the `client_*` parameters, our decompressor the
 /// `server_*` ones.
-struct NegotiatedDeflate: Equatable, Sendable {
+public struct NegotiatedDeflate: Equatable, Sendable {
     /// For compressing what we send.
-    var outgoing: DeflateParameters
+    public var outgoing: DeflateParameters
     /// For inflating what the server sends.
-    var incoming: DeflateParameters
+    public var incoming: DeflateParameters
 
     /// The value we offer: we accept any window the server picks for us, and let it keep context.
-    static let offer = "permessage-deflate; client_max_window_bits"
+    public static let offer = "permessage-deflate; client_max_window_bits"
 
     /// Reads the server's accepted parameters; nil when they are not a valid agreement.
-    init?(response: WebSocketExtensionOffer) {
+    public init?(response: WebSocketExtensionOffer) {
         var clientNoContextTakeover = false, serverNoContextTakeover = false
         var clientWindow = 15
         for parameter in response.parameters {

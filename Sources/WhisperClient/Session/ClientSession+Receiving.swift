@@ -1,0 +1,115 @@
+import WhisperProtocol
+
+extension ClientSession {
+    /// Waits up to `timeoutMillis` for one server frame and applies it (and any queued pushes);
+    /// also sends outbox entries whose retry time has come. Throws when the connection ends.
+    public func pump(timeoutMillis: Int) throws(ClientError) {
+        try applyPushes()
+        try refreshSessionIfDue()
+        try flushOutbox()
+        if let frame = try receiveFrame(timeoutMillis: timeoutMillis) {
+            if frame["requestId"]?.stringValue == nil { pushes.append(frame) }
+            try applyPushes()
+        }
+    }
+
+    /// Applies queued pushes in arrival order (spec §5.3–§5.5: kept events in order).
+    func applyPushes() throws(ClientError) {
+        while !pushes.isEmpty {
+            let frame = pushes.removeFirst()
+            let payload = frame["payload"] ?? .null
+            switch frame["type"]?.stringValue ?? "" {
+            case "message_received":
+                try receive(payload)
+            case "message_delivered":
+                guard let id = payload["messageId"]?.stringValue, let by = payload["from"]?.stringValue.flatMap(WhisperID.validate)
+                else { continue }
+                if outbox.markDelivered(id, by: by) { try outbox.save(in: home) }
+                onEvent(.delivered(messageId: id, by: by))
+            case "session_revoked":
+                // The close (4001/4003/4004) follows and ends the connection.
+                continue
+            case let type:
+                onEvent(.notification(type: type, payload: payload))
+            }
+        }
+    }
+
+    /// Every page of the pending queue, oldest first (docs/protocol.md "fetch_pending").
+    func fetchPending() throws(ClientError) {
+        guard let token = account.sessionToken else { throw .notConnected }
+        var cursor: String?
+        repeat {
+            let page = try expect("pending_messages", request {
+                ClientFrames.fetchPending(requestId: $0, token: token, cursor: cursor, limit: Self.pageLimit)
+            })
+            for message in page["messages"]?.arrayValue ?? [] { try receive(message) }
+            cursor = page["nextCursor"]?.stringValue
+            try applyPushes()
+        } while cursor != nil
+    }
+
+    /// One `message_received` payload: dedupe, verify with the sender's (pinned) keys, decrypt,
+    /// store, then receipt. A duplicate is receipted again (its earlier receipt may have been
+    /// lost) but not stored or shown twice.
+    func receive(_ payload: JSONValue) throws(ClientError) {
+        guard let messageId = payload["messageId"]?.stringValue,
+              let from = payload["from"]?.stringValue.flatMap(WhisperID.validate),
+              let to = payload["to"]?.stringValue.flatMap(WhisperID.validate),
+              let msgType = payload["msgType"]?.stringValue.flatMap(MessageKind.init(rawValue:)),
+              let timestamp = payload["timestamp"]?.int64Value,
+              let nonce = payload["nonce"]?.stringValue.flatMap(Base64.decode),
+              let ciphertext = payload["ciphertext"]?.stringValue.flatMap(Base64.decode),
+              let signature = payload["sig"]?.stringValue.flatMap(Base64.decode)
+        else { throw .protocolViolation("malformed message_received") }
+        let key = SeenMessages.key(from: from, messageId: messageId)
+        guard !seen.contains(key) else { return try sendReceipt(messageId: messageId, to: from) }
+        let groupId = payload["groupId"]?.stringValue
+        let envelope = SealedEnvelope(kind: groupId.map { .groupMessage(groupId: $0) } ?? .message, id: messageId, from: from,
+                                      to: to, timestampMillis: timestamp, nonce: nonce, ciphertext: ciphertext, signature: signature)
+        let keys: ContactKeys
+        do {
+            keys = try contactKeys(from)
+        } catch .unknownContact {
+            // A sender whose identity is gone (deleted): nothing can verify it.
+            return onEvent(.rejected(messageId: messageId, from: from))
+        }
+        guard envelope.hasValidSignature(signPublicKey: keys.signPublicKey) else {
+            // Pinned keys that no longer verify: ask the server whether they changed.
+            if let current = try? lookUpKeys(from), !current.sameKeys(as: keys) {
+                onEvent(.keyChanged(from))
+            } else {
+                onEvent(.rejected(messageId: messageId, from: from))
+            }
+            return
+        }
+        let plaintext: [UInt8]
+        do {
+            plaintext = try identity.open(envelope, senderSignPublicKey: keys.signPublicKey, senderEncPublicKey: keys.encPublicKey)
+        } catch {
+            return onEvent(.rejected(messageId: messageId, from: from))
+        }
+        // Stored as received (still encrypted) before anything else, so a crash before the
+        // receipt just means the message comes again and is recognised.
+        var w = JSONWriter()
+        do { try w.value(payload) } catch { throw .protocolViolation("unwritable message") }
+        try home.appendLine(Self.inboxFile, w.bytes)
+        seen.insert(key)
+        try seen.save(in: home)
+        onEvent(.message(ReceivedMessage(messageId: messageId, from: from, to: to, groupId: groupId, msgType: msgType,
+                                         timestamp: timestamp, plaintext: plaintext, attachment: payload["attachment"])))
+        try sendReceipt(messageId: messageId, to: from)
+    }
+
+    func sendReceipt(messageId: String, to sender: WhisperID) throws(ClientError) {
+        guard let token = account.sessionToken, let me = account.whisperId else { throw .notConnected }
+        let reply = try request {
+            ClientFrames.deliveryReceipt(requestId: $0, token: token, messageId: messageId, from: me, to: sender, timestamp: clock())
+        }
+        do {
+            _ = try expect("receipt_accepted", reply)
+        } catch .server(code: "NOT_FOUND", _, _) {
+            // Already gone from the queue (72 h): nothing left to acknowledge.
+        }
+    }
+}
