@@ -356,5 +356,9 @@ def test_kubernetes_pods_probe_health_and_ready_and_outlast_the_drain(server_con
     pre_stop = container["lifecycle"]["preStop"]["exec"]["command"]
     assert pre_stop[0] == "sleep"
     assert pod["terminationGracePeriodSeconds"] > int(pre_stop[1]) + drain_seconds(env)
+    # docs/operations.md "Deploying" states the same numbers as the manifests.
+    operations = (DEPLOY.parent / "docs" / "operations.md").read_text()
+    assert f"`terminationGracePeriodSeconds: {pod['terminationGracePeriodSeconds']}`" in operations
+    assert f"`preStop` sleeps {pre_stop[1]} s" in operations
     env["WHISPER_S3_ENDPOINT"] = "http://127.0.0.1:9"  # nothing is sent there during the test
     assert_server_accepts(server_config, "kubernetes-env", env)
