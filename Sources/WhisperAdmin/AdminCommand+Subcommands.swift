@@ -16,6 +16,19 @@ extension AdminCommand {
         }
     }
 
+    struct LogLevel: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "log-level",
+            abstract: "GET or PUT /admin/log-level: this node's minimum log level, changed at once (audited).")
+        @OptionGroup var options: AdminOptions
+        @Argument(help: "debug, info, warn or error; omitted: print the current level.") var level: String?
+
+        func run() throws {
+            guard let level else { return try reportingFailure { try options.call("GET", "/admin/log-level") } }
+            try reportingFailure { try options.call("PUT", "/admin/log-level", body: jsonBody([("level", .string(level))])) }
+        }
+    }
+
     struct Reports: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "GET /admin/reports: one page of reports, oldest first.")
         @OptionGroup var options: AdminOptions

@@ -14,7 +14,7 @@ public struct AdminCommand: ParsableCommand {
         commandName: "admin",
         abstract: "Operate the admin API (bans, reports, audit) over HTTP.",
         discussion: "Token from WHISPER_ADMIN_TOKEN; server from --url or WHISPER_ADMIN_ADDR.",
-        subcommands: [Stats.self, Reports.self, Review.self, Ban.self, Unban.self, Bans.self, Audit.self])
+        subcommands: [Stats.self, Reports.self, Review.self, Ban.self, Unban.self, Bans.self, Audit.self, LogLevel.self])
 
     public init() {}
 }

@@ -116,6 +116,10 @@ package final class PostgresAdminStore: AdminStore {
         }
     }
 
+    package func audit(_ entry: AuditEntry, completion: @escaping StoreCompletion<Void>) {
+        pool.query(Self.auditSQL, Self.parameters(entry), on: loop, completion) { _ in .success(()) }
+    }
+
     package static func parameters(_ audit: AuditEntry) -> [PostgresValue?] {
         [.text(actor), .text(audit.action), audit.target.map(PostgresValue.text), .text(audit.detailsJSON),
          .text(audit.clientAddress)]

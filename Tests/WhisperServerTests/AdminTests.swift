@@ -9,7 +9,8 @@ import WhisperTesting
                          ("POST", "/admin/reports/1/review", #"{"action":"dismiss"}"#),
                          ("POST", "/admin/ban", #"{"whisperId":"WSP-AAAA-AAAA-AAAA","reason":"x"}"#),
                          ("POST", "/admin/unban", #"{"whisperId":"WSP-AAAA-AAAA-AAAA"}"#),
-                         ("GET", "/admin/bans", nil), ("GET", "/admin/audit", nil)]
+                         ("GET", "/admin/bans", nil), ("GET", "/admin/audit", nil),
+                         ("GET", "/admin/log-level", nil), ("PUT", "/admin/log-level", #"{"level":"debug"}"#)]
 
     @Test func adminRoutes_answer503_whenNoTokenIsConfigured() async throws {
         let server = try await TestServer()

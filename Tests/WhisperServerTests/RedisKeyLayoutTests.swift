@@ -58,8 +58,13 @@ import WhisperTesting
 
         // Back to the names of the old release (written here independently of `renamed`).
         let redis = try Identity.redis()
-        // The stopped node's heartbeat would expire within WHISPER_NODE_TTL_SECONDS; do not wait.
-        for key in try redis.keys(prefix: prefix + "node:{") { _ = try redis.command(["DEL", key]) }
+        // Keys that expire within a minute (the stopped node's heartbeat, rate-limit windows,
+        // typing marks) could vanish between the two renames: the comparison below is exact.
+        for key in try redis.keys(prefix: prefix) {
+            if case .integer(let ttl) = try redis.command(["PTTL", key]), ttl >= 0, ttl < 60_000 {
+                _ = try redis.command(["DEL", key])
+            }
+        }
         let layout2 = Set(try redis.keys(prefix: prefix)).subtracting([prefix + "layout"])
         var downgraded = 0
         for key in layout2 {

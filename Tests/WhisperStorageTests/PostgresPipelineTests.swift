@@ -145,7 +145,8 @@ struct PostgresPipelineTests {
             for _ in 0..<3 {
                 let (answers, seconds) = await measure { await runTogether(one, pool: pool, harness: harness) }
                 #expect(answers[0].result.failureValue?.isConnectionError == true, "got \(answers[0].result)")
-                #expect(seconds < 2.5, "a statement during the outage took \(seconds) s")
+                // Failing, not queued: well under the 15 s queue timeout (see PostgresRestartTests).
+                #expect(seconds < 10, "a statement during the outage took \(seconds) s")
             }
             try await server.start()
             let recovered = await eventually(within: 10, every: 0.1) {

@@ -23,7 +23,9 @@ struct PostgresRestartTests {
                     return
                 }
                 #expect(error.isConnectionError, "got \(error)")
-                #expect(seconds < 2.5, "a query during the outage took \(seconds) s")
+                // Failing, not queued: well under the 15 s queue timeout a queued query would wait (a
+                // loaded machine makes a refused connect take seconds).
+                #expect(seconds < 10, "a query during the outage took \(seconds) s")
             }
             #expect(await pool.ping() == false)
 

@@ -105,6 +105,39 @@ enum AdminRoutes {
         }
     }
 
+    /// `GET /admin/log-level` → this node's minimum log level.
+    static let logLevel: RouteTable.Handler = { request, context, respond in
+        AdminAuth.authorized(request, context: context, respond: respond) {
+            respond(.json(body: encodeObject { writer in
+                writer.member("level", context.shared.log.level.name)
+                writer.member("node", context.shared.nodeId)
+            }))
+        }
+    }
+
+    /// `PUT /admin/log-level {level}` → this node's new level and the one before (audited).
+    static let setLogLevel: RouteTable.Handler = { request, context, respond in
+        AdminAuth.authorized(request, context: context, respond: respond) {
+            let level: LogLevel
+            do throws(PayloadError) {
+                let payload = try AdminLogLevelPayload(body: request.http.body)
+                guard let parsed = LogLevel(name: payload.level) else { throw .invalidValue(field: "level") }
+                level = parsed
+            } catch {
+                return respond(.failure(.invalidPayload(error), context: context))
+            }
+            context.admin.setLogLevel(level, node: context.shared.nodeId, clientAddress: request.client.ip) { result in
+                answer(result, context, respond) { previous in
+                    encodeObject { writer in
+                        writer.member("level", level.name)
+                        writer.member("previous", previous.name)
+                        writer.member("node", context.shared.nodeId)
+                    }
+                }
+            }
+        }
+    }
+
     // MARK: Helpers
 
     /// The list query; a malformed percent-escape is `INVALID_PAYLOAD` naming the query.

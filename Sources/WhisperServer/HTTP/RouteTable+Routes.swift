@@ -35,6 +35,8 @@ extension RouteTable {
         table.add("POST", "/admin/unban", maxBodyBytes: AdminUnbanPayload.maxBodyBytes, AdminRoutes.unban)
         table.add("GET", "/admin/bans", AdminRoutes.bans)
         table.add("GET", "/admin/audit", AdminRoutes.audit)
+        table.add("GET", "/admin/log-level", AdminRoutes.logLevel)
+        table.add("PUT", "/admin/log-level", maxBodyBytes: AdminLogLevelPayload.maxBodyBytes, AdminRoutes.setLogLevel)
         table.add("POST", "/admin/attachments/gc/run", maxBodyBytes: EmptyPayload.maxBodyBytes, AdminRoutes.attachmentsGC)
         return table
     }

@@ -22,6 +22,9 @@ import WhisperProtocol
 /// the cached `banned` status; the identity may log in again at once. A review marks an open
 /// report reviewed; `ban` then bans the reported identity as above. Reviewing a report
 /// already reviewed changes nothing and answers it as it stands (`changed: false`).
+///
+/// A log-level change applies to this node's log only (each node has its own admin
+/// listener); its audit row is written first, so the level never changes unaudited.
 public final class AdminService {
     public typealias Completion<T> = (Result<T, ServiceError>) -> Void
 
@@ -43,6 +46,25 @@ public final class AdminService {
         self.notices = notices
         self.log = log
         self.now = now
+    }
+
+    // MARK: Log level
+
+    /// Sets this node's minimum log level after writing the audit row (target: the node);
+    /// answers the level before.
+    public func setLogLevel(_ level: LogLevel, node: String, clientAddress: String, completion: @escaping Completion<LogLevel>) {
+        let previous = log.level
+        let details = "{\"from\":\"\(previous.name)\",\"to\":\"\(level.name)\"}"
+        store.audit(AuditEntry(action: "log_level", target: node, clientAddress: clientAddress, detailsJSON: details)) { [log] result in
+            switch result {
+            case .failure(let error):
+                completion(.failure(.storage(error)))
+            case .success:
+                log.level = level
+                log.warn("log_level_changed", ["from": .string(previous.name), "to": .string(level.name)])
+                completion(.success(previous))
+            }
+        }
     }
 
     // MARK: Reads

@@ -27,6 +27,10 @@ public protocol AdminStore {
 
     /// Audit events, newest first, with ids below `before`.
     func auditEvents(before: Int64?, limit: Int, completion: @escaping StoreCompletion<[AuditRecord]>)
+
+    /// Writes an audit row of its own, for an action that changes nothing in the database
+    /// (a node's log level).
+    func audit(_ entry: AuditEntry, completion: @escaping StoreCompletion<Void>)
 }
 
 /// Totals for `GET /admin/stats` (each one index or small-table count).
