@@ -2,15 +2,14 @@ import WhisperServices
 
 /// The loop's periodic work. The tick drives protocol timers of this loop's connections
 /// (WebSocket keepalive and idle close, HTTP request and idle timeouts) and prunes the
-/// registry; loop 0 of every node also runs the node heartbeat, the call sweep, the
-/// presence sweep and (with S3 configured) the attachment GC.
+/// registry; loop 0 of every node also runs the node heartbeat, the sweep (calls and
+/// presence) and (with S3 configured) the attachment GC.
 extension LoopContext {
     func startTimers() {
         scheduleTick()
         if index == 0 {
             heartbeat()
-            sweepCalls()
-            presenceSweep()
+            sweep()
             if attachmentGC != nil { scheduleAttachmentGC() }
         }
     }
@@ -43,22 +42,47 @@ extension LoopContext {
         }
     }
 
-    /// Loop 0 of every node, every `Limits.callSweepIntervalMillis`: pushes callees that did not
-    /// confirm an offer by its confirmation deadline, ends calls past their ring deadline. Every
-    /// node sweeps and Redis gives each to exactly one of them, so both fire even when the node
-    /// that started the call has died.
-    private func sweepCalls() {
-        let interval = UInt64(shared.limits.callSweepIntervalMillis) * 1_000_000
-        guard redis.isConnected else {
-            loop.schedule(afterNanoseconds: interval) { [weak self] in self?.sweepCalls() }
-            return
-        }
-        calls.sweep { [weak self] result in
-            guard let self else { return }
-            if case .failure(let error) = result {
-                self.shared.log.warn("call_sweep_failed", ["reason": .string(error.logReason)])
+    /// Loop 0 of every node, the sweep: every `Limits.callSweepIntervalMillis` the calls
+    /// (callees that did not confirm an offer by its confirmation deadline are pushed, calls past
+    /// their ring deadline end), every `Limits.presenceSweepIntervalMillis` presence (the status
+    /// changes that became due are announced, the users of dead nodes go offline;
+    /// docs/protocol.md "Presence"). Every node sweeps and each item is claimed inside its
+    /// script, so exactly one node handles it, even when the node that started a call died. One
+    /// timer and one round trip for both; two scripts, because calls and presence are keys of
+    /// different shards under Redis Cluster (docs/scaling.md). `…Due`: monotonic ns.
+    private func sweep(callsDue: UInt64 = 0, presenceDue: UInt64 = 0) {
+        let callsEvery = UInt64(shared.limits.callSweepIntervalMillis) * 1_000_000
+        let presenceEvery = UInt64(shared.limits.presenceSweepIntervalMillis) * 1_000_000
+        let again = { [weak self] (calls: UInt64, presence: UInt64) -> Void in
+            _ = self?.loop.schedule(afterNanoseconds: min(callsEvery, presenceEvery)) { [weak self] in
+                self?.sweep(callsDue: calls, presenceDue: presence)
             }
-            self.loop.schedule(afterNanoseconds: interval) { [weak self] in self?.sweepCalls() }
+        }
+        let now = loop.now
+        let sweepsCalls = now >= callsDue, sweepsPresence = now >= presenceDue
+        guard redis.isConnected, sweepsCalls || sweepsPresence else { return again(callsDue, presenceDue) }
+        let nextCalls = sweepsCalls ? now + callsEvery : callsDue
+        let nextPresence = sweepsPresence ? now + presenceEvery : presenceDue
+        var outstanding = (sweepsCalls ? 1 : 0) + (sweepsPresence ? 1 : 0)
+        let finished = {
+            outstanding -= 1
+            if outstanding == 0 { again(nextCalls, nextPresence) }
+        }
+        if sweepsCalls {
+            calls.sweep { [shared] result in
+                if case .failure(let error) = result {
+                    shared.log.warn("call_sweep_failed", ["reason": .string(error.logReason)])
+                }
+                finished()
+            }
+        }
+        if sweepsPresence {
+            presence.sweep { [shared] result in
+                if case .failure(let error) = result {
+                    shared.log.warn("presence_sweep_failed", ["reason": .string(error.logReason)])
+                }
+                finished()
+            }
         }
     }
 
@@ -94,24 +118,6 @@ extension LoopContext {
                 delay = 1_000_000_000
             }
             self.loop.schedule(afterNanoseconds: delay) { [weak self] in self?.heartbeat() }
-        }
-    }
-
-    /// Loop 0 of every node, every `Limits.presenceSweepIntervalMillis`: announce the status
-    /// changes that became due and take the users of dead nodes offline (docs/protocol.md
-    /// "Presence"). Each due change is claimed inside the script, so one node announces it.
-    private func presenceSweep() {
-        let interval = UInt64(shared.limits.presenceSweepIntervalMillis) * 1_000_000
-        guard redis.isConnected else {
-            loop.schedule(afterNanoseconds: interval) { [weak self] in self?.presenceSweep() }
-            return
-        }
-        presence.sweep { [weak self] result in
-            guard let self else { return }
-            if case .failure(let error) = result {
-                self.shared.log.warn("presence_sweep_failed", ["reason": .string(error.logReason)])
-            }
-            self.loop.schedule(afterNanoseconds: interval) { [weak self] in self?.presenceSweep() }
         }
     }
 }
