@@ -27,12 +27,15 @@ package final class RedisMessageStore: MessageStore {
     private let keys: RedisKeys
     private let node: String
     private let settings: Settings
+    /// `WHISPER_REDIS_MIN_REPLICAS` > 0: the `WAIT` behind every accept.
+    private let replicaWait: RedisReplicaWait?
 
     package init(redis: RedisClient, keys: RedisKeys, node: String, limits: Limits) {
         self.redis = redis
         self.keys = keys
         self.node = node
         self.settings = Settings(limits)
+        self.replicaWait = RedisReplicaWait(redis.configuration)
     }
 
     package func accept(_ message: MessageAcceptance, completion: @escaping StoreCompletion<AcceptOutcome>) {
@@ -75,22 +78,42 @@ package final class RedisMessageStore: MessageStore {
             command.write(RouteArgument.self) { name, command in keys.write(name, node: node, into: &command) }
             RedisRateLimitStore.limitArguments(message.rateLimit.buckets, into: &command)
         })
-        redis.evalScript(call, retryOnce: true, reading: { result in
-            completion(RedisReplies.tagged(result) { status, reply -> AcceptOutcome? in
-                switch status {
-                case 1: return .duplicate
-                case 2: return .queueFull
-                case 3: return reply.count == 2 ? reply[1]?.integer.map { .rateLimited(retryAfterMs: $0) } : nil
-                case 4: return .membershipChanged
-                case 5: return .dropped
-                default:
-                    guard reply.count == 4, let cursor = reply[1]?.string.flatMap(PendingCursor.init),
-                          let routing = reply[2]?.string.flatMap(Self.routing), let woke = reply[3]?.integer
-                    else { return nil }
-                    return .accepted(cursor: cursor, routing: routing, wakeClaimed: woke == 1)
-                }
-            })
-        })
+        guard let replicaWait else {
+            return redis.evalScript(call, retryOnce: true, reading: { completion(Self.acceptOutcome($0)) })
+        }
+        // The same connection (the same primary) answers WAIT right after the script.
+        redis.evalScript(call, retryOnce: true, then: replicaWait, reading: Self.acceptOutcome) { outcome, replicas in
+            completion(outcome.map { Self.confirmed($0, replicas: replicas, wanted: replicaWait.replicas) })
+        }
+    }
+
+    private static func acceptOutcome(_ result: Result<RedisReply, RedisError>) -> Result<AcceptOutcome, StoreError> {
+        RedisReplies.tagged(result) { status, reply -> AcceptOutcome? in
+            switch status {
+            case 1: return .duplicate
+            case 2: return .queueFull
+            case 3: return reply.count == 2 ? reply[1]?.integer.map { .rateLimited(retryAfterMs: $0) } : nil
+            case 4: return .membershipChanged
+            case 5: return .dropped
+            default:
+                guard reply.count == 4, let cursor = reply[1]?.string.flatMap(PendingCursor.init),
+                      let routing = reply[2]?.string.flatMap(Self.routing), let woke = reply[3]?.integer
+                else { return nil }
+                return .accepted(cursor: cursor, routing: routing, wakeClaimed: woke == 1)
+            }
+        }
+    }
+
+    /// An outcome the sender is acknowledged for stays so only when `wanted` replicas confirmed
+    /// it; refusals stored nothing to confirm.
+    private static func confirmed(_ outcome: AcceptOutcome, replicas: Int?, wanted: Int) -> AcceptOutcome {
+        switch outcome {
+        case .accepted, .duplicate, .dropped:
+            guard let replicas, replicas >= wanted else { return .unconfirmed(outcome, replicas: replicas) }
+            return outcome
+        case .queueFull, .rateLimited, .membershipChanged, .unconfirmed:
+            return outcome
+        }
     }
 
     package func fetch(_ recipient: WhisperID, after cursor: PendingCursor?, limit: Int,

@@ -32,6 +32,14 @@ public enum TestEnvironment {
     public static var redisMutualTLSDirectory: String {
         get throws { try require("WHISPER_TEST_REDIS_MTLS_DIR", example: "/tmp/…/redis-mtls/tls") }
     }
+    /// A Redis with one replica attached (`scripts/test`), and the replica's pid file: a test
+    /// pauses the replica (SIGSTOP) to see `WAIT` come back short.
+    public static var redisReplicatedURL: String {
+        get throws { try require("WHISPER_TEST_REDIS_REPLICATED_URL", example: "redis://127.0.0.1:PORT/0") }
+    }
+    public static var redisReplicaPIDFile: String {
+        get throws { try require("WHISPER_TEST_REDIS_REPLICA_PID_FILE", example: "/tmp/…/redis-replica/redis.pid") }
+    }
     /// scripts/services, which starts and stops private PostgreSQL and Redis servers.
     public static var servicesScript: String {
         get throws { try require("WHISPER_SERVICES", example: "$PWD/scripts/services") }

@@ -68,6 +68,25 @@ import WhisperProtocol
         #expect(harness.metrics.rateLimited.labels("send").value == 1)
     }
 
+    @Test func unconfirmedAccept_isRoutedLikeTheAccept_butAnsweredInternalError_andCounted() throws {
+        let harness = try MessagingHarness()
+        let route = LiveRoute(node: "n1", loop: 1, connection: 5)
+        let accepted = AcceptOutcome.accepted(cursor: PendingCursor(milliseconds: 1, sequence: 0), routing: .local(route))
+        harness.store.acceptOutcome = .unconfirmed(accepted, replicas: 0)
+        let failure = try #require(harness.send(harness.message).failure)
+        #expect(failure.code == .internalError)
+        // The primary has it: the recipient gets it now, and the sender's retry is a duplicate.
+        #expect(harness.router.deliveries.map(\.user) == [harness.message.to])
+        #expect(harness.metrics.redisWaitShortfall.value == 1)
+        #expect(harness.metrics.messagesAccepted.labels("direct").value == 1)
+        harness.store.acceptOutcome = .unconfirmed(.duplicate, replicas: nil)
+        #expect(harness.send(harness.message).failure?.code == .internalError)
+        harness.store.acceptOutcome = .duplicate
+        #expect(harness.send(harness.message).isSuccess)
+        #expect(harness.router.deliveries.count == 1)
+        #expect(harness.metrics.redisWaitShortfall.value == 2)
+    }
+
     @Test func receipt_mustComeFromTheSession_andNotifiesALocalSender() throws {
         let harness = try MessagingHarness()
         let recipient = harness.message.to

@@ -240,7 +240,7 @@ struct RedisClusterTests {
 }
 
 /// `errorstat_<kind>:count=N` from a node's `INFO errorstats` (0 when it never answered one).
-private func errorCount(_ node: RedisNodeAddress, _ kind: String) async throws -> Int {
+func errorCount(_ node: RedisNodeAddress, _ kind: String) async throws -> Int {
     let info = try await redisCLI(node, ["INFO", "errorstats"])
     for line in info.split(whereSeparator: \.isNewline) where line.hasPrefix("errorstat_\(kind):count=") {
         let digits = line.dropFirst("errorstat_\(kind):count=".count).prefix { $0.isNumber }

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# Redis: a private redis-server per data folder (redis_start, redis_stop, redis_pid, redis_url), one
-# speaking TLS only (redis_tls_start; stopped with redis_stop too), and a private 3-primary +
+# Redis: a private redis-server per data folder (redis_start, redis_stop, redis_pid, redis_url), a
+# replica of one (redis_replica_start; stopped with redis_stop too), one speaking TLS only (redis_tls_start; stopped with redis_stop too), and a private 3-primary +
 # 3-replica Redis Cluster (redis_cluster_start, redis_cluster_stop).
 # Sourced by scripts/lib.sh after common.sh; do not run it.
 #
@@ -77,6 +77,22 @@ _redis_wait() {
     fi
     sleep 0.2
   done
+}
+
+# redis_replica_start DIR PORT PRIMARY_PORT: a redis-server for DIR replicating 127.0.0.1:PRIMARY_PORT,
+# waiting until its link to the primary is up (the primary's WAIT counts it from then on).
+redis_replica_start() {
+  local dir=$1 port=$2 primary=$3
+  redis_start "$dir" "$port" --replicaof 127.0.0.1 "$primary" >/dev/null || return 1
+  if ! wait_until "$WHISPER_WAIT_TIMEOUT" "the replica on port $port to sync" _redis_replica_synced "$port"; then
+    tail_log "$(abs_path "$dir")/redis.log"
+    return 1
+  fi
+  redis_url "$port"
+}
+
+_redis_replica_synced() {
+  redis-cli -h 127.0.0.1 -p "$1" info replication 2>/dev/null | grep -q '^master_link_status:up'
 }
 
 # redis_stop DIR: SHUTDOWN through redis-cli (it writes the AOF out), then signals if needed.

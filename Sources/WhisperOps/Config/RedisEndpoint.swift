@@ -25,6 +25,11 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
     public var cluster = false
     /// Seeds after the first (`host`/`port`), in the order given.
     public var additionalNodes: [Node] = []
+    /// `WHISPER_REDIS_MIN_REPLICAS` (set by `ServerConfig`): replicas that must hold an accepted
+    /// message (`WAIT`) before its `message_accepted`; 0 = no `WAIT`.
+    public var minReplicas = 0
+    /// `WHISPER_REDIS_WAIT_TIMEOUT_MS`: how long that `WAIT` may take.
+    public var replicaWaitTimeoutMillis = 500
 
     /// One more `host:port` of a cluster URL.
     public struct Node: Sendable, Equatable {

@@ -11,6 +11,8 @@ import WhisperProtocol
 /// | `WHISPER_REDIS_URL` | `redis://127.0.0.1:6379/0` | `redis[s]://[:password@]host[:port][/db]`; `rediss` = TLS; cluster seeds `redis://h1:p1,h2:p2/` |
 /// | `WHISPER_REDIS_TLS_*` | — | CA file, client certificate, server name for `rediss://`, see `RedisTLSSettings` |
 /// | `WHISPER_REDIS_CLUSTER` | false | Redis Cluster (database 0); the server refuses it until its keys are cluster-ready (issue #27) |
+/// | `WHISPER_REDIS_MIN_REPLICAS` | 0 | replicas that must confirm (`WAIT`) an accepted message before `message_accepted`, 0–16; 0 = no `WAIT` |
+/// | `WHISPER_REDIS_WAIT_TIMEOUT_MS` | 500 | longest `WAIT` for them; short of them the sender gets `INTERNAL_ERROR` and retries, 1–4000 |
 /// | `WHISPER_REDIS_PREFIX` | `whisper:` | prefix of every Redis key and channel |
 /// | `WHISPER_ADMIN_TOKEN` | — | bearer token for `/admin/*`; unset = admin API refuses all |
 /// | `WHISPER_TLS_CERT`, `WHISPER_TLS_KEY` | — | PEM paths, both or neither; TLS on both listeners |
@@ -279,7 +281,7 @@ public struct ServerConfig: Sendable {
         return url
     }
 
-    /// `WHISPER_REDIS_URL`, `WHISPER_REDIS_TLS_*` and `WHISPER_REDIS_CLUSTER`, all always read (see
+    /// `WHISPER_REDIS_URL`, `WHISPER_REDIS_TLS_*`, `WHISPER_REDIS_CLUSTER` and the replica `WAIT`, all always read (see
     /// `knownVariables`).
     private static func loadRedis(_ env: EnvironmentReader) throws(ConfigError) -> RedisEndpoint {
         var redis = try env.trimmed("WHISPER_REDIS_URL").map { text throws(ConfigError) in
@@ -287,6 +289,9 @@ public struct ServerConfig: Sendable {
         } ?? RedisEndpoint(host: "127.0.0.1")
         redis.tls = try RedisTLSSettings.load(from: env, enabled: redis.tls != nil)
         redis.cluster = try env.bool("WHISPER_REDIS_CLUSTER", default: false)
+        redis.minReplicas = try env.integer("WHISPER_REDIS_MIN_REPLICAS", default: 0, in: 0...16)
+        // Below the 5 s command timeout, past which a connection counts as broken.
+        redis.replicaWaitTimeoutMillis = try env.integer("WHISPER_REDIS_WAIT_TIMEOUT_MS", default: 500, in: 1...4000)
         if redis.cluster, redis.database != 0 {
             throw .conflict(variable: "WHISPER_REDIS_URL",
                             reason: "Redis Cluster has only database 0; drop /\(redis.database) from the URL or unset WHISPER_REDIS_CLUSTER")

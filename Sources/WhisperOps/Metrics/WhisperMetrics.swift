@@ -19,6 +19,7 @@
 /// | `whisper_ws_slow_consumer_disconnects_total` | counter | |
 /// | `whisper_connections_refused_total` | counter | `reason` = per_ip |
 /// | `whisper_redis_reconnects_total` | counter | collected by the server from its Redis links |
+/// | `whisper_redis_wait_shortfall_total` | counter | |
 /// | `whisper_postgres_reconnects_total` | counter | collected by the server from its PostgreSQL pool (with a database) |
 /// | `whisper_ed25519_verify_seconds` | histogram | |
 /// | `whisper_attachments_total` | counter | `event` = presigned \| download \| deleted \| delete_failed |
@@ -37,6 +38,7 @@ public struct WhisperMetrics: Sendable {
     public let pushOAuthFailures: CounterFamily
     public let callSetup: CounterFamily
     public let callUnconfirmed: Counter
+    public let redisWaitShortfall: Counter
     public let rateLimited: CounterFamily
     public let httpRequests: CounterFamily
     public let slowConsumerDisconnects: Counter
@@ -92,6 +94,9 @@ public struct WhisperMetrics: Sendable {
         callUnconfirmed = registry.counter(
             "whisper_call_unconfirmed_total",
             help: "Offers on a live-looking socket that no call_received confirmed in time (pushed as to an offline callee).")
+        redisWaitShortfall = registry.counter(
+            "whisper_redis_wait_shortfall_total",
+            help: "Accepted messages fewer replicas than WHISPER_REDIS_MIN_REPLICAS confirmed in time (the sender got INTERNAL_ERROR and retries).")
         rateLimited = registry.counter(
             "whisper_rate_limited_total", help: "Requests refused by a rate limit, by action.",
             labelNames: ["action"])

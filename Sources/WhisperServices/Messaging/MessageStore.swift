@@ -65,6 +65,12 @@ public enum AcceptOutcome: Sendable, Equatable {
     /// The group's membership epoch is no longer the stamped one: nothing was charged or
     /// stored; the membership must be read again.
     case membershipChanged
+    /// Done as `outcome` says (`accepted`, `duplicate` or `dropped`) on the Redis primary, but
+    /// fewer replicas than asked (`WHISPER_REDIS_MIN_REPLICAS`) confirmed it in time: `replicas`
+    /// did (nil: no count came). The caller routes as for `outcome`, but does not acknowledge:
+    /// the sender retries, and the retry is a duplicate (docs/operations.md "Durability of
+    /// accepted messages").
+    indirect case unconfirmed(AcceptOutcome, replicas: Int?)
 }
 
 /// A page of a user's pending queue: each message's cursor and `message_received` payload.

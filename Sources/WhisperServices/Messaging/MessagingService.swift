@@ -54,6 +54,7 @@ public final class MessagingService {
     private let acceptedDirect: Counter?
     private let acceptedGroup: Counter?
     private let deliveredFromPending: Counter?
+    private let replicationShortfall: Counter?
 
     public init(limits: Limits, store: MessageStore, router: MessageRouter, recipients: RecipientDirectory,
                 groups: GroupDirectory? = nil, rateLimiter: RateLimiter, attachments: AttachmentRecorder? = nil,
@@ -72,6 +73,7 @@ public final class MessagingService {
         self.acceptedDirect = metrics?.messagesAccepted.labels("direct")
         self.acceptedGroup = metrics?.messagesAccepted.labels("group")
         self.deliveredFromPending = metrics?.messagesDelivered.labels("pending")
+        self.replicationShortfall = metrics?.redisWaitShortfall
     }
 
     // MARK: send_message, group_send_message
@@ -121,48 +123,62 @@ public final class MessagingService {
                                            messageIdText: message.messageIdText, deliveryPayload: message.deliveryPayload, receivedAtMicros: receivedAtMicros,
                                            rateLimit: charge, group: group, wakeWindowMillis: wakeUps?.claimWindowMillis)
         store.accept(acceptance) { [self] result in
-            switch result {
-            case .failure(let error):
-                completion(.failure(.storage(error)))
-            case .success(.membershipChanged):
-                completion(.success(false))
-            case .success(.rateLimited(let retryAfterMs)):
-                rateLimiter.refused(.send)
-                completion(.failure(.rateLimited(retryAfterMs: max(1, retryAfterMs))))
-            case .success(.queueFull):
-                log.warn("pending_queue_full", whisperId: message.to.string, messageId: message.messageId.string)
-                completion(.failure(.rateLimited(retryAfterMs: Self.queueFullRetryAfterMs)))
-            case .success(.duplicate):
-                debugLine("message_duplicate", message, client)
-                completion(.success(true))
-            case .success(.dropped):
-                // Acknowledged as usual: the sender must not learn that it is blocked.
-                debugLine("message_dropped_blocked", message, client)
-                completion(.success(true))
-            case .success(.accepted(_, let routing, let wakeClaimed)):
-                (message.groupId == nil ? acceptedDirect : acceptedGroup)?.increment()
-                switch routing {
-                case .local(let route):
-                    router.deliver(MessageFrames.messageReceived(deliveryPayload: message.deliveryPayload), to: message.to,
-                                   at: route, kind: .message, receivedAtMicros: receivedAtMicros)
-                case .offline:
-                    if wakeClaimed { wakeUps?.wakeClaimed(message.to) }
-                case .remote:
-                    break
-                }
-                // After the accept, off the path of messages without attachments (docs/protocol.md "Attachments").
-                if message.attachment != nil { attachments?.recordRecipient(of: message) }
-                // Per-message lines pair a sender with a recipient: debug only (docs/security.md),
-                // and their fields are built only when the level is on.
-                if log.isEnabled(.debug) {
-                    log.debug("message_accepted", connId: client.connection.connection, whisperId: message.from.string,
-                             messageId: message.messageId.string,
-                             ["to": .string(message.to.string), "msgType": .string(message.kind.rawValue),
-                              "ciphertextBytes": .int(message.ciphertextByteCount), "routing": .string(routing.logName),
-                              "groupId": .string(message.groupId?.string ?? "")])
-                }
-                completion(.success(true))
+            settle(result, message, receivedAtMicros: receivedAtMicros, client: client, completion)
+        }
+    }
+
+    /// Step 6's outcome: routed and answered. An outcome the replicas did not confirm is routed
+    /// like the confirmed one (the primary has it), but answered `INTERNAL_ERROR`, so the sender
+    /// retries the same envelope and the retry's duplicate is acknowledged once confirmed.
+    private func settle(_ result: Result<AcceptOutcome, StoreError>, _ message: SendMessagePayload, receivedAtMicros: Int64,
+                        client: ClientRef, _ completion: @escaping Completion<Bool>) {
+        switch result {
+        case .success(.unconfirmed(let outcome, let replicas)):
+            replicationShortfall?.increment()
+            // Not per message at info: no ids, so the line pairs nobody.
+            log.info("redis_wait_shortfall", ["replicas": .int(replicas ?? -1)])
+            settle(.success(outcome), message, receivedAtMicros: receivedAtMicros, client: client) { _ in }
+            completion(.failure(.storage(.unavailable("replicas did not confirm the accept in time"))))
+        case .failure(let error):
+            completion(.failure(.storage(error)))
+        case .success(.membershipChanged):
+            completion(.success(false))
+        case .success(.rateLimited(let retryAfterMs)):
+            rateLimiter.refused(.send)
+            completion(.failure(.rateLimited(retryAfterMs: max(1, retryAfterMs))))
+        case .success(.queueFull):
+            log.warn("pending_queue_full", whisperId: message.to.string, messageId: message.messageId.string)
+            completion(.failure(.rateLimited(retryAfterMs: Self.queueFullRetryAfterMs)))
+        case .success(.duplicate):
+            debugLine("message_duplicate", message, client)
+            completion(.success(true))
+        case .success(.dropped):
+            // Acknowledged as usual: the sender must not learn that it is blocked.
+            debugLine("message_dropped_blocked", message, client)
+            completion(.success(true))
+        case .success(.accepted(_, let routing, let wakeClaimed)):
+            (message.groupId == nil ? acceptedDirect : acceptedGroup)?.increment()
+            switch routing {
+            case .local(let route):
+                router.deliver(MessageFrames.messageReceived(deliveryPayload: message.deliveryPayload), to: message.to,
+                               at: route, kind: .message, receivedAtMicros: receivedAtMicros)
+            case .offline:
+                if wakeClaimed { wakeUps?.wakeClaimed(message.to) }
+            case .remote:
+                break
             }
+            // After the accept, off the path of messages without attachments (docs/protocol.md "Attachments").
+            if message.attachment != nil { attachments?.recordRecipient(of: message) }
+            // Per-message lines pair a sender with a recipient: debug only (docs/security.md),
+            // and their fields are built only when the level is on.
+            if log.isEnabled(.debug) {
+                log.debug("message_accepted", connId: client.connection.connection, whisperId: message.from.string,
+                         messageId: message.messageId.string,
+                         ["to": .string(message.to.string), "msgType": .string(message.kind.rawValue),
+                          "ciphertextBytes": .int(message.ciphertextByteCount), "routing": .string(routing.logName),
+                          "groupId": .string(message.groupId?.string ?? "")])
+            }
+            completion(.success(true))
         }
     }
 

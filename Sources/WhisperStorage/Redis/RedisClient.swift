@@ -99,14 +99,18 @@ public final class RedisClient: @unchecked Sendable {
 
     /// A command already in RESP; scripts only (no pub/sub check needed). In cluster mode it is
     /// routed by its slot, and `retryOnce` lets the cluster retry it within its window.
-    private func send(encoded command: ArraySlice<UInt8>, retryOnce: Bool = false,
+    /// A `trailer` goes right behind it on the same connection (cluster: to the same node, again
+    /// with it after a redirect); it is only sent when the command was.
+    private func send(encoded command: ArraySlice<UInt8>, retryOnce: Bool = false, trailer: RedisTrailer? = nil,
                       _ completion: @escaping (Result<RedisReply, RedisError>) -> Void) {
         assert(loop.inEventLoop, "RedisClient.send must run on its loop")
-        if let cluster { return cluster.send(encoded: command, retrySafe: retryOnce, completion) }
+        if let cluster { return cluster.send(encoded: command, retrySafe: retryOnce, trailer: trailer, completion) }
         guard let connection = link?.ready, connection.send(encoded: command, completion) else {
             fail(completion, .disconnected)
             return
         }
+        // A write refused here closes the connection, so `command` fails too.
+        if let trailer { _ = connection.send(encoded: trailer.command, trailer.completion) }
     }
 
     /// Runs `script` with EVALSHA; on NOSCRIPT (first use, restarted or flushed server)
@@ -131,27 +135,51 @@ public final class RedisClient: @unchecked Sendable {
     /// caller see `.disconnected`. One completion closure per call on the common path.
     public func evalScript(_ call: RedisScriptCall, retryOnce: Bool = false,
                            reading completion: @escaping (Result<RedisReply, RedisError>) -> Void) {
-        send(encoded: call.evalsha, retryOnce: retryOnce) { [weak self] result in
+        run(call, retryOnce: retryOnce, waiting: nil, completion)
+    }
+
+    /// Runs a prepared call like `evalScript(_:retryOnce:reading:)`, with `WAIT` pipelined right
+    /// behind it on the same connection (cluster: the primary the script ran on; every EVAL,
+    /// redirect or retry takes its own `WAIT` along). `reading` reads the script's reply when it
+    /// comes; `completion` gets what it made and the number of replicas `WAIT` reported — nil
+    /// when it reported none (the link was lost, an error reply) or the script itself failed.
+    public func evalScript<Parsed>(_ call: RedisScriptCall, retryOnce: Bool = false, then wait: RedisReplicaWait,
+                                   reading: @escaping (Result<RedisReply, RedisError>) -> Parsed,
+                                   completion: @escaping (Parsed, _ replicas: Int?) -> Void) {
+        let waiting = ReplicaWaitGate(wait)
+        run(call, retryOnce: retryOnce, waiting: waiting) { result in
+            let parsed = reading(result)
+            guard case .success = result else { return completion(parsed, nil) }
+            waiting.expect { replicas in completion(parsed, replicas) }
+        }
+    }
+
+    /// EVALSHA, then EVAL after `NOSCRIPT`; `waiting` sends its `WAIT` behind each.
+    private func run(_ call: RedisScriptCall, retryOnce: Bool, waiting: ReplicaWaitGate?,
+                     _ completion: @escaping (Result<RedisReply, RedisError>) -> Void) {
+        send(encoded: call.evalsha, retryOnce: retryOnce, trailer: waiting?.trailer()) { [weak self] result in
             guard case .success(let reply) = result, reply.isError(withPrefix: "NOSCRIPT") else {
                 guard let self else { return completion(result) }
-                return self.settle(call, retryOnce: retryOnce, result, completion)
+                return self.settle(call, retryOnce: retryOnce, waiting: waiting, result, completion)
             }
             guard let self else { return completion(.failure(.closed)) }
-            self.send(encoded: call.eval, retryOnce: retryOnce) { [weak self] result in
+            self.send(encoded: call.eval, retryOnce: retryOnce, trailer: waiting?.trailer()) { [weak self] result in
                 guard let self else { return completion(result) }
-                self.settle(call, retryOnce: retryOnce, result, completion)
+                self.settle(call, retryOnce: retryOnce, waiting: waiting, result, completion)
             }
         }
     }
 
     /// Hands the reply on, or runs a `retryOnce` script again on the next link (once: the rerun
     /// does not retry). A cluster has retried already, within its own window.
-    private func settle(_ call: RedisScriptCall, retryOnce: Bool, _ result: Result<RedisReply, RedisError>,
+    private func settle(_ call: RedisScriptCall, retryOnce: Bool, waiting: ReplicaWaitGate?,
+                        _ result: Result<RedisReply, RedisError>,
                         _ completion: @escaping (Result<RedisReply, RedisError>) -> Void) {
         guard retryOnce, cluster == nil, case .failure(let error) = result, error == .disconnected else {
             return completion(result)
         }
-        awaitLink(resend: { self.evalScript(call, reading: completion) }, fail: { completion(.failure(error)) })
+        awaitLink(resend: { self.run(call, retryOnce: false, waiting: waiting, completion) },
+                  fail: { completion(.failure(error)) })
     }
 
     private func awaitLink(resend: @escaping () -> Void, fail: @escaping () -> Void) {

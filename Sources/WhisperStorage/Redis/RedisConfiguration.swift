@@ -27,6 +27,11 @@ public struct RedisConfiguration: Sendable, Equatable {
     /// How long a retry-safe command waits in a cluster for its slot to be served again (a
     /// failover: the node timeout plus the election). Longer failovers surface `.disconnected`.
     public var clusterRetryWindowMillis = 5_000
+    /// Replicas a write must reach before the callers that ask for it (`RedisReplicaWait`) count it
+    /// as done; 0 = none asked (docs/operations.md "Durability of accepted messages").
+    public var minReplicas = 0
+    /// How long that `WAIT` may take; below `commandTimeoutMillis`.
+    public var replicaWaitTimeoutMillis = 500
 
     public init(host: String = "127.0.0.1", port: Int = 6379, username: String? = nil, password: String? = nil,
                 database: Int = 0, commandTimeoutMillis: Int = 5_000,
@@ -51,6 +56,8 @@ public struct RedisConfiguration: Sendable, Equatable {
                   reconnectMaximumMillis: reconnectMaximumMillis)
         tls = endpoint.tls
         cluster = endpoint.cluster
+        minReplicas = endpoint.minReplicas
+        replicaWaitTimeoutMillis = endpoint.replicaWaitTimeoutMillis
         if cluster {
             seeds = ([(endpoint.host, endpoint.port)] + endpoint.additionalNodes.map { ($0.host, $0.port) })
                 .map { RedisNodeAddress(host: $0.0, port: Int($0.1)) }

@@ -33,17 +33,30 @@ final class RedisCluster: RedisLinkOwner {
         let slot: Int?
         let retrySafe: Bool
         let completion: Completion
+        /// Pipelined behind the command at every send, to the same node (a `WAIT`).
+        let trailer: RedisTrailer?
+        /// Sends so far, and the one whose reply was handed over: only its trailer's reply counts.
+        var sends = 0
+        var answeredSend = 0
         var redirects = 0
         /// Set at the first wait; the command fails once it passes.
         var deadline: UInt64?
         /// The node an `ASK` named: the next send goes there, after `ASKING`.
         var asking: RedisNodeAddress?
 
-        init(command: ArraySlice<UInt8>, slot: Int?, retrySafe: Bool, completion: @escaping Completion) {
+        init(command: ArraySlice<UInt8>, slot: Int?, retrySafe: Bool, trailer: RedisTrailer?,
+             completion: @escaping Completion) {
             self.command = command
             self.slot = slot
             self.retrySafe = retrySafe
+            self.trailer = trailer
             self.completion = completion
+        }
+
+        /// Hands over the reply of the latest send; that send's trailer reply follows it.
+        func answer(_ result: Result<RedisReply, RedisError>) {
+            answeredSend = sends
+            completion(result)
         }
     }
 
@@ -124,13 +137,16 @@ final class RedisCluster: RedisLinkOwner {
     // MARK: Commands
 
     /// Routes one encoded command (see the type's comment). The completion runs on the loop,
-    /// never inside this call.
-    func send(encoded command: ArraySlice<UInt8>, retrySafe: Bool, _ completion: @escaping Completion) {
+    /// never inside this call. A `trailer` is pipelined behind the command on the same link at
+    /// every send (a redirect, a retry); only the one behind the send whose reply is handed over
+    /// reaches its completion, right after that reply.
+    func send(encoded command: ArraySlice<UInt8>, retrySafe: Bool, trailer: RedisTrailer? = nil,
+              _ completion: @escaping Completion) {
         switch RedisClusterRoute.slot(of: command) {
         case .failure(let error):
             loop.deferToEndOfIteration { completion(.failure(error)) }
         case .success(let slot):
-            dispatch(Attempt(command: command, slot: slot, retrySafe: retrySafe, completion: completion))
+            dispatch(Attempt(command: command, slot: slot, retrySafe: retrySafe, trailer: trailer, completion: completion))
         }
     }
 
@@ -146,10 +162,18 @@ final class RedisCluster: RedisLinkOwner {
             _ = connection.send(encoded: Self.asking) { _ in }
         }
         let sent = connection.send(encoded: attempt.command) { [weak self] result in
-            guard let self else { return attempt.completion(result) }
+            guard let self else { return attempt.answer(result) }
             self.settle(attempt, result)
         }
-        if !sent { notSent(attempt) }
+        guard sent else { return notSent(attempt) }
+        if let trailer = attempt.trailer {
+            attempt.sends += 1
+            let send = attempt.sends
+            // A write refused here closes the connection, so the command fails and is settled.
+            _ = connection.send(encoded: trailer.command) { result in
+                if attempt.answeredSend == send { trailer.completion(result) }
+            }
+        }
     }
 
     /// The primary serving `slot`; for a keyless command (or a slot no range covers), a primary
@@ -189,14 +213,14 @@ final class RedisCluster: RedisLinkOwner {
                 scheduleRefresh()
                 return wait(attempt)
             }
-            attempt.completion(result)
+            attempt.answer(result)
         case .failure(let error) where error == .disconnected || error == .timeout:
             scheduleRefresh()
-            guard attempt.retrySafe else { return attempt.completion(result) }
+            guard attempt.retrySafe else { return attempt.answer(result) }
             // In-flight commands fail inside the connection's teardown: decide outside its frame.
             loop.deferToEndOfIteration { [self] in wait(attempt) }
         default:
-            attempt.completion(result)
+            attempt.answer(result)
         }
     }
 
