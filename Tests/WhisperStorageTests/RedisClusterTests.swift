@@ -240,7 +240,7 @@ struct RedisClusterTests {
 }
 
 /// `errorstat_<kind>:count=N` from a node's `INFO errorstats` (0 when it never answered one).
-private func errorCount(_ node: RedisNodeAddress, _ kind: String) async throws -> Int {
+func errorCount(_ node: RedisNodeAddress, _ kind: String) async throws -> Int {
     let info = try await redisCLI(node, ["INFO", "errorstats"])
     for line in info.split(whereSeparator: \.isNewline) where line.hasPrefix("errorstat_\(kind):count=") {
         let digits = line.dropFirst("errorstat_\(kind):count=".count).prefix { $0.isNumber }
@@ -250,7 +250,7 @@ private func errorCount(_ node: RedisNodeAddress, _ kind: String) async throws -
 }
 
 /// How many sharded subscribers `node` itself has for `channel` (`PUBSUB SHARDNUMSUB`).
-private func receivers(_ node: RedisNodeAddress, _ channel: String) async -> Int {
+func receivers(_ node: RedisNodeAddress, _ channel: String) async -> Int {
     guard let reply = try? await redisCLI(node, ["PUBSUB", "SHARDNUMSUB", channel]) else { return -1 }
     return reply.split(whereSeparator: \.isNewline).last.flatMap { Int($0) } ?? -1
 }
