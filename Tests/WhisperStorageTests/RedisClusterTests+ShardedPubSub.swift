@@ -94,6 +94,44 @@ extension RedisClusterTests {
         #expect(try await errorCount(primary, "CROSSSLOT") == crossSlotBefore)
         #expect(subscriber.reconnectCount == 0)
     }
+
+    @Test func subscriberSharingTheClientsMap_opensOnlyItsSubscriberConnections() async throws {
+        let cluster = try await RedisClusterFixture.connect()
+        defer { cluster.close() }
+        let map = try await cluster.map()
+        let channels = cluster.tagsOnEveryPrimary(map).map { cluster.key($0.tag, "events") }
+        #expect(await eventually(within: 10) { cluster.client.isConnected })
+        let before = try await connectionsReceived(map.primaries)
+        let subscriber = RedisSubscriber(configuration: cluster.client.configuration, loop: cluster.harness.loop,
+                                         mapFrom: cluster.client, log: TestEnvironment.log)
+        defer { subscriber.close() }
+        let inbox = MessageInbox()
+        cluster.harness.loop.execute { for channel in channels { subscriber.subscribe(channel) { inbox.append($0) } } }
+        subscriber.start()
+        for channel in channels {
+            #expect(await eventually(within: 10) {
+                (try? await cluster.client.send(["SPUBLISH", channel, "hello \(channel)"])) == .integer(1)
+            }, "\(channel)")
+            #expect(await eventually(within: 2) { inbox.contains(Array("hello \(channel)".utf8)) })
+        }
+        #expect(subscriber.isConnected)
+        // Past a watch tick of the shared map; a map of its own would have connected to every primary.
+        try await Task.sleep(nanoseconds: 1_200_000_000)
+        let after = try await connectionsReceived(map.primaries)
+        // Per primary: the subscriber connection, and redis-cli's own for this count.
+        #expect(zip(before, after).map { $1 - $0 } == map.primaries.map { _ in 2 })
+    }
+}
+
+/// `total_connections_received` of each node (`INFO stats`; redis-cli's own connection included).
+func connectionsReceived(_ nodes: [RedisNodeAddress]) async throws -> [Int] {
+    var counts: [Int] = []
+    for node in nodes {
+        let info = try await redisCLI(node, ["INFO", "stats"])
+        let line = info.split(whereSeparator: \.isNewline).first { $0.hasPrefix("total_connections_received:") }
+        counts.append(line.flatMap { Int($0.dropFirst("total_connections_received:".count).prefix { $0.isNumber }) } ?? -1)
+    }
+    return counts
 }
 
 extension RedisClusterFixture {

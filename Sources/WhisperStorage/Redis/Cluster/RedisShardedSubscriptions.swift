@@ -2,7 +2,8 @@ import WhisperRuntime
 
 /// `RedisSubscriber` in cluster mode: each channel is `SSUBSCRIBE`d (sharded pub/sub, Redis 7)
 /// on the primary that owns its slot, over one subscriber link per such primary. The slot map
-/// comes from a `RedisCluster` of its own (it also sends nothing else). Loop-confined.
+/// comes from a `RedisCluster` of its own (which sends nothing else), or from the one of a
+/// `RedisClient` on the same loop, which it then neither starts nor closes. Loop-confined.
 ///
 /// The subscriptions follow the cluster three ways:
 /// - **A new map** (a failover, a refresh after a `MOVED` or a lost link, the periodic one): every
@@ -27,6 +28,9 @@ final class RedisShardedSubscriptions: RedisLinkOwner {
     private let configuration: RedisConfiguration
     private let log: StorageLog
     private let cluster: RedisCluster
+    /// False for a `RedisClient`'s cluster: its client starts and closes it.
+    private let ownsCluster: Bool
+    private var started = false
     private var links: [RedisNodeAddress: RedisLink] = [:]
     private var linkStatuses: [RedisNodeAddress: RedisConnectionStatus] = [:]
     /// Reconnects of links already closed, so the counter never goes back.
@@ -43,20 +47,31 @@ final class RedisShardedSubscriptions: RedisLinkOwner {
     /// After a link has subscribed its channels again.
     var onReady: (() -> Void)?
 
-    init(configuration: RedisConfiguration, loop: EventLoop, status: RedisConnectionStatus, log: @escaping StorageLog) {
+    init(configuration: RedisConfiguration, loop: EventLoop, status: RedisConnectionStatus, sharing shared: RedisCluster?,
+         log: @escaping StorageLog) {
         self.configuration = configuration
         self.loop = loop
         self.status = status
         self.log = log
-        cluster = RedisCluster(configuration: configuration, loop: loop, status: RedisConnectionStatus(), log: log)
-        cluster.onTopology = { [weak self] in self?.placeAll() }
+        cluster = shared ?? RedisCluster(configuration: configuration, loop: loop, status: RedisConnectionStatus(), log: log)
+        ownsCluster = shared == nil
     }
 
-    func start() { cluster.start() }
+    func start() {
+        guard !started, !closed else { return }
+        started = true
+        // On the loop, where a shared cluster's callback may be read: called after its owner's.
+        let earlier = cluster.onTopology
+        cluster.onTopology = { [weak self] in
+            earlier?()
+            self?.placeAll()
+        }
+        if ownsCluster { cluster.start() } else { placeAll() }
+    }
 
     func close() {
         closed = true
-        cluster.close()
+        if ownsCluster { cluster.close() }
         for link in links.values { link.close() }
         links.removeAll()
         status.connected.store(false, ordering: .releasing)
