@@ -133,7 +133,7 @@ struct RedisClusterTests {
         #expect(try await cluster.client.send(["GET", present]) == .bulk(Array("p".utf8)))
         #expect(try await cluster.client.send(["GET", absent]) == .bulk(Array("a".utf8)))
         #expect(try await errorCount(source, "MOVED") == movedBefore + 1)
-        // The subscriber moves its sharded channel to the new owner (at its next map refresh).
+        // The subscriber moves its sharded channel to the new owner (the source pushed `sunsubscribe`).
         #expect(await eventually(within: 15) { await receivers(target, channel) == 1 })
     }
 

@@ -60,7 +60,7 @@ final class RedisShardedSubscriptions: RedisLinkOwner {
     func start() {
         guard !started, !closed else { return }
         started = true
-        // On the loop, where a shared cluster's callback may be read: called after its owner's.
+        // On the loop, where a shared cluster's callback may be read; any earlier one still runs.
         let earlier = cluster.onTopology
         cluster.onTopology = { [weak self] in
             earlier?()
