@@ -71,7 +71,7 @@ public final class WhisperServer: Sendable {
             redisClients.append(redis)
         }
         let subscriber = RedisSubscriber(configuration: RedisConfiguration(endpoint: config.redis),
-                                         loop: group.loops[0], log: storageLog)
+                                         loop: group.loops[0], mapFrom: redisClients.first, log: storageLog)
         // Before any listener accepts: the first scrape already has every family.
         metrics.registry.register(collector: StorageReconnects(redis: redisClients, subscriber: subscriber, postgres: postgres))
         // The first loop binds first, so that a requested port 0 becomes one concrete port

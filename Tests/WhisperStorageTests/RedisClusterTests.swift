@@ -133,7 +133,7 @@ struct RedisClusterTests {
         #expect(try await cluster.client.send(["GET", present]) == .bulk(Array("p".utf8)))
         #expect(try await cluster.client.send(["GET", absent]) == .bulk(Array("a".utf8)))
         #expect(try await errorCount(source, "MOVED") == movedBefore + 1)
-        // The subscriber moves its sharded channel to the new owner (at its next map refresh).
+        // The subscriber moves its sharded channel to the new owner (the source pushed `sunsubscribe`).
         #expect(await eventually(within: 15) { await receivers(target, channel) == 1 })
     }
 
@@ -250,7 +250,7 @@ func errorCount(_ node: RedisNodeAddress, _ kind: String) async throws -> Int {
 }
 
 /// How many sharded subscribers `node` itself has for `channel` (`PUBSUB SHARDNUMSUB`).
-private func receivers(_ node: RedisNodeAddress, _ channel: String) async -> Int {
+func receivers(_ node: RedisNodeAddress, _ channel: String) async -> Int {
     guard let reply = try? await redisCLI(node, ["PUBSUB", "SHARDNUMSUB", channel]) else { return -1 }
     return reply.split(whereSeparator: \.isNewline).last.flatMap { Int($0) } ?? -1
 }

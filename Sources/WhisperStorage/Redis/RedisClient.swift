@@ -33,8 +33,9 @@ public final class RedisClient: @unchecked Sendable {
     public let configuration: RedisConfiguration
     /// The one link to a standalone Redis (nil in cluster mode): the direct path.
     private let link: RedisLink?
-    /// In cluster mode (`configuration.cluster`), the slot map and a link per primary.
-    private let cluster: RedisCluster?
+    /// In cluster mode (`configuration.cluster`), the slot map and a link per primary; a
+    /// `RedisSubscriber` of the same loop may share its map (`RedisSubscriber.init(…mapFrom:…)`).
+    let cluster: RedisCluster?
     private let handle: RedisLinkHandle
     /// How long a retry-safe command that lost its link waits for the next one.
     public static let retryWindowNanos: UInt64 = 1_000_000_000

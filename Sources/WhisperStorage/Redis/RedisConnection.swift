@@ -44,6 +44,8 @@ final class RedisConnection: ConnectionDelegate {
     private let reader: UnsafeMutablePointer<redisReader>
     /// After the first SUBSCRIBE: pub/sub pushes arrive besides the replies.
     private var subscribed = false
+    /// Subscription commands not yet answered, oldest first (`PendingSubscription`).
+    private var pendingSubscriptions: [PendingSubscription] = []
     private var inFlight = RingBuffer<InFlight>()
     private var timer: TimerID?
     /// What in-flight commands fail with when the connection goes.
@@ -53,6 +55,13 @@ final class RedisConnection: ConnectionDelegate {
     var onClosed: ((String) -> Void)?
     /// Pub/sub: `(channel, payload)` for each `message` and `smessage` push.
     var onMessage: (([UInt8], [UInt8]) -> Void)?
+    /// A subscription command Redis refused — `(command, its channels, the error)`, e.g.
+    /// `SSUBSCRIBE` answered `MOVED 866 10.0.0.2:6379` — with the connection kept. Without a
+    /// handler the connection is closed (its owner reconnects and subscribes again).
+    var onSubscriptionRefused: ((_ command: String, _ channels: [[UInt8]], _ message: String) -> Void)?
+    /// An `unsubscribe` / `sunsubscribe` push no command of ours asked for: Redis Cluster drops a
+    /// node's sharded subscribers of a slot that has moved away (resharding, failover).
+    var onUnsubscribed: ((_ channel: [UInt8]) -> Void)?
 
     var isConnected: Bool { phase == .connected }
 
@@ -146,12 +155,15 @@ final class RedisConnection: ConnectionDelegate {
     }
 
     /// SUBSCRIBE / UNSUBSCRIBE (or their sharded S- forms). Their confirmations are pushes like
-    /// the messages, so there is no FIFO entry and no deadline.
+    /// the messages, so there is no FIFO entry and no deadline; each command is remembered until
+    /// its confirmations or its error reply (`onSubscriptionRefused`) have come.
     func subscription(_ command: String, channels: [[UInt8]]) -> Bool {
         guard phase == .connected, let connection, !channels.isEmpty else { return false }
         var encoded = RedisCommand([Array(command.utf8)] + channels)
         subscribed = true
-        return connection.write(Array(encoded.finish()))
+        guard connection.write(Array(encoded.finish())) else { return false }
+        pendingSubscriptions.append(PendingSubscription(command: command, channels: channels, repliesAhead: inFlight.count))
+        return true
     }
 
     /// Tears the connection down; in-flight commands fail with `reason`, and `onClosed` hears
@@ -175,6 +187,9 @@ final class RedisConnection: ConnectionDelegate {
             onClosed = nil
             onConnected = nil
             onMessage = nil
+            onSubscriptionRefused = nil
+            onUnsubscribed = nil
+            pendingSubscriptions.removeAll()
             report?(message)
         }
     }
@@ -214,18 +229,46 @@ final class RedisConnection: ConnectionDelegate {
     // MARK: Replies
 
     private func handle(_ reply: RedisReply) {
-        if subscribed, let kind = Self.pushKind(reply) {
-            // Subscribe and unsubscribe confirmations carry nothing we need.
-            if kind == "message" || kind == "smessage", case .array(let items?) = reply.value, items.count == 3,
-               case .bulk(let channel?) = items[1], case .bulk(let payload?) = items[2] {
-                onMessage?(channel, payload)
+        if subscribed {
+            if let kind = Self.pushKind(reply) { return push(kind, reply) }
+            if reply.isError, let refused = pendingSubscriptions.first, refused.repliesAhead == 0 {
+                // One error reply instead of the command's confirmations.
+                pendingSubscriptions.removeFirst()
+                return subscriptionRefused(refused, reply.errorMessage ?? "")
             }
-            return
+            // A reply to a command sent before the subscriptions still waiting.
+            for index in pendingSubscriptions.indices where pendingSubscriptions[index].repliesAhead > 0 {
+                pendingSubscriptions[index].repliesAhead -= 1
+            }
         }
         guard let entry = inFlight.popFirst() else {
             return close(because: "a reply nothing was waiting for")
         }
         entry.completion(.success(reply))
+    }
+
+    private func push(_ kind: String, _ reply: RedisReply) {
+        guard case .array(let items?) = reply.value, items.count == 3, case .bulk(let channel) = items[1] else { return }
+        if kind == "message" || kind == "smessage" {
+            if let channel, case .bulk(let payload?) = items[2] { onMessage?(channel, payload) }
+            return
+        }
+        // A confirmation of the oldest subscription command (one per channel, in its order)…
+        if let head = pendingSubscriptions.first, head.repliesAhead == 0, head.confirmation == kind,
+           head.confirmed < head.channels.count, head.channels[head.confirmed] == channel {
+            pendingSubscriptions[0].confirmed += 1
+            if pendingSubscriptions[0].confirmed >= head.channels.count { pendingSubscriptions.removeFirst() }
+            return
+        }
+        // …or Redis dropped a subscription by itself.
+        if kind == "unsubscribe" || kind == "sunsubscribe", let channel { onUnsubscribed?(channel) }
+    }
+
+    private func subscriptionRefused(_ refused: PendingSubscription, _ message: String) {
+        guard let handler = onSubscriptionRefused else {
+            return close(because: "\(refused.command) refused: \(message)")
+        }
+        handler(refused.command, refused.channels, message)
     }
 
     /// The kind of a pub/sub push (`message`, `smessage`, `subscribe`, …), nil for a reply.
@@ -258,6 +301,26 @@ final class RedisConnection: ConnectionDelegate {
                 self.armTimeout()
             }
         }
+    }
+}
+
+/// A (S)SUBSCRIBE or (S)UNSUBSCRIBE sent: Redis answers it with one confirmation push per
+/// channel, or — refused as a whole (`MOVED`, `CROSSSLOT`, `NOPERM`) — with one error reply, in
+/// the order commands were sent.
+private struct PendingSubscription {
+    let command: String
+    let channels: [[UInt8]]
+    /// Commands sent before it and not yet answered: their replies come first.
+    var repliesAhead: Int
+    /// The push confirming each channel: the command's name in lower case.
+    let confirmation: String
+    var confirmed = 0
+
+    init(command: String, channels: [[UInt8]], repliesAhead: Int) {
+        self.command = command
+        self.channels = channels
+        self.repliesAhead = repliesAhead
+        confirmation = command.lowercased()
     }
 }
 

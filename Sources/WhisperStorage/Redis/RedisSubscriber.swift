@@ -27,12 +27,19 @@ public final class RedisSubscriber: @unchecked Sendable {
         self.init(configuration: try RedisConfiguration(url: url), loop: loop, log: log)
     }
 
-    public init(configuration: RedisConfiguration, loop: EventLoop, log: @escaping StorageLog = { _, _ in }) {
+    /// `mapFrom`: in cluster mode, a cluster-mode `RedisClient` of the same `loop` whose slot map
+    /// (kept current by its commands' redirects and its refreshes) the subscriptions use, instead
+    /// of one of their own with a connection per primary. The client starts and closes it.
+    /// Ignored for a standalone Redis or a client of another loop.
+    public init(configuration: RedisConfiguration, loop: EventLoop, mapFrom client: RedisClient? = nil,
+                log: @escaping StorageLog = { _, _ in }) {
         self.loop = loop
         self.configuration = configuration
         if configuration.cluster {
             let status = RedisConnectionStatus()
-            let sharded = RedisShardedSubscriptions(configuration: configuration, loop: loop, status: status, log: log)
+            let shared = client.flatMap { $0.loop === loop ? $0.cluster : nil }
+            let sharded = RedisShardedSubscriptions(configuration: configuration, loop: loop, status: status,
+                                                    sharing: shared, log: log)
             (link, self.sharded, handle) = (nil, sharded, RedisLinkHandle(sharded, loop: loop, status: status))
             sharded.channels = { [weak self] in self.map { Array($0.handlers.keys) } ?? [] }
             sharded.onReady = { [weak self] in self?.onReady?() }

@@ -380,6 +380,18 @@ final class RedisCluster: RedisLinkOwner {
         if !waiting.isEmpty { loop.deferToEndOfIteration { [weak self] in self?.resendWaiting() } }
         onTopology?()
     }
+
+    // MARK: Hooks for RedisShardedSubscriptions
+
+    /// A subscriber's `SSUBSCRIBE` was answered `MOVED`: as for a command, the slot moves in the
+    /// map at once and a (rate-limited) refresh follows.
+    func moved(slot: Int, to node: RedisNodeAddress) {
+        map?.assign(slot: slot, to: node)
+        scheduleRefresh()
+    }
+
+    /// A subscriber saw a slot leave its node (`sunsubscribe`): a refresh, rate-limited as always.
+    func refreshSoon() { scheduleRefresh() }
 }
 
 /// `MOVED <slot> <host>:<port>` or `ASK <slot> <host>:<port>`.
