@@ -14,29 +14,17 @@ public final class ServerProcess: @unchecked Sendable {
     private let lock = NSLock()
     private var pid: pid_t?
 
-    /// `overrides` are added to (and win over) the test defaults: loopback ports, the test
-    /// PostgreSQL (migrated on start) and Redis, a Redis key prefix of its own, no drain grace.
+    /// `overrides` are added to (and win over) `TestServer`'s defaults, with fixed loopback
+    /// ports (kept across restarts) and migrations on start.
     public init(_ overrides: [String: String] = [:]) throws {
         publicPort = try TestSocket.freePort()
         adminPort = try TestSocket.freePort()
         logPath = NSTemporaryDirectory() + "whisper-server-" + UUID().uuidString.lowercased() + ".log"
-        var environment = [
-            "WHISPER_PUBLIC_ADDR": "127.0.0.1:\(publicPort)",
-            "WHISPER_ADMIN_ADDR": "127.0.0.1:\(adminPort)",
-            "WHISPER_DATABASE_URL": try TestEnvironment.databaseURL,
-            "WHISPER_REDIS_URL": try TestEnvironment.redisURL,
-            "WHISPER_MIGRATE_ON_START": "1",
-            "WHISPER_THREADS": "2",
-            "WHISPER_LOG_LEVEL": "warn",
-            "WHISPER_REDIS_PREFIX": "test-\(UUID().uuidString.prefix(8).lowercased()):",
-            "WHISPER_DRAIN_GRACE_SECONDS": "0",
-            "WHISPER_DRAIN_WINDOW_SECONDS": "0",
-        ]
+        var environment = try TestServer.environment(publicAddress: "127.0.0.1:\(publicPort)", adminAddress: "127.0.0.1:\(adminPort)")
+        environment["WHISPER_MIGRATE_ON_START"] = "1"
         environment.merge(overrides) { $1 }
         self.environment = environment
     }
-
-    public var isRunning: Bool { lock.withLock { pid != nil } }
 
     /// Starts the process and waits (up to `timeoutSeconds`) until `GET /health` answers 200.
     public func start(timeoutSeconds: Double = 60) async throws {
