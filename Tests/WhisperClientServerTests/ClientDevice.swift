@@ -97,6 +97,13 @@ final class CountingTransport: ClientTransport, @unchecked Sendable {
     private var inner: SocketTransport
     private var count = 0
     private var arrived: [String] = []
+    /// When set, a connection that hands over a frame of this type breaks right after it (the
+    /// next receive reports a close without a Close frame), once.
+    var breakAfter: String? {
+        get { lock.withLock { breakType } }
+        set { lock.withLock { breakType = newValue } }
+    }
+    private var breakType: String?
 
     init(_ inner: SocketTransport) { self.inner = inner }
 
@@ -104,8 +111,19 @@ final class CountingTransport: ClientTransport, @unchecked Sendable {
     /// Every message as it came off the socket, duplicates included.
     var arrivals: [String] { lock.withLock { arrived } }
 
-    fileprivate func tap(_ text: [UInt8]) {
-        guard let frame = try? JSONParser.parse(text) else { return }
+    /// Records the messages in `text`; true when the connection should break after it.
+    fileprivate func tap(_ text: [UInt8]) -> Bool {
+        guard let frame = try? JSONParser.parse(text) else { return false }
+        let breaks = lock.withLock {
+            guard let type = breakType, frame["type"]?.stringValue == type else { return false }
+            breakType = nil
+            return true
+        }
+        defer { record(frame) }
+        return breaks
+    }
+
+    private func record(_ frame: JSONValue) {
         let payload = frame["payload"]
         let messages: [JSONValue] = switch frame["type"]?.stringValue {
         case "message_received"?: payload.map { [$0] } ?? []
@@ -115,6 +133,7 @@ final class CountingTransport: ClientTransport, @unchecked Sendable {
         let ids = messages.compactMap { $0["messageId"]?.stringValue?.lowercased() }
         if !ids.isEmpty { lock.withLock { arrived += ids } }
     }
+
     var httpBase: String { lock.withLock { inner.httpBase } }
 
     func retarget(port: Int) throws {
@@ -142,9 +161,15 @@ private final class TappedConnection: ClientConnection {
 
     func send(_ text: [UInt8]) throws(TransportError) { try inner.send(text) }
 
+    private var broken = false
+
     func receive(timeoutMillis: Int) throws(TransportError) -> TransportEvent {
+        if broken {
+            inner.close()
+            return .closed(code: nil, reason: [])
+        }
         let event = try inner.receive(timeoutMillis: timeoutMillis)
-        if case .text(let bytes) = event { transport.tap(bytes) }
+        if case .text(let bytes) = event { broken = transport.tap(bytes) }
         return event
     }
 

@@ -191,9 +191,18 @@ public final class ClientSession {
         do {
             try connection.send(build(id))
         } catch {
+            salvagePushes(connection)
             throw .transport(error.description)
         }
         return id
+    }
+
+    /// A write failed (the server died or reset): what it wrote before that may still be
+    /// readable, and a `message_delivered` among it is written only once. Keeps those pushes.
+    private func salvagePushes(_ connection: any ClientConnection) {
+        while case .text(let bytes)? = try? connection.receive(timeoutMillis: 0) {
+            if let frame = try? JSONParser.parse(bytes), frame["type"]?.stringValue != nil { pushes.append(frame) }
+        }
     }
 
     /// The next frame, nil on timeout; a close becomes the matching error.
