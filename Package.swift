@@ -103,7 +103,7 @@ let package = Package(
         .testTarget(name: "WhisperClientTests", dependencies: ["WhisperClient", "WhisperProtocol"]),
         // The client against a real server (PostgreSQL, Redis), and the built `whisper` binary.
         .testTarget(name: "WhisperClientServerTests", dependencies: [
-            "WhisperClient", "WhisperClientLinux", "WhisperProtocol", "WhisperTesting",
+            "WhisperClient", "WhisperClientLinux", "WhisperProtocol", "WhisperTesting", "WhisperStorage",
         ]),
         .testTarget(name: "WhisperAdminTests", dependencies: ["WhisperAdmin", "WhisperProtocol"]),
         .testTarget(name: "WhisperServerTests", dependencies: ["WhisperServer", "WhisperStores", "WhisperServices", "WhisperStorage", "WhisperProtocol", "WhisperTesting"]),

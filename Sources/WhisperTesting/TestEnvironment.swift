@@ -99,9 +99,22 @@ public final class TestServer: Sendable {
 
     /// `logSink` captures the server's log (e.g. a `MemoryLogSink`); by default it goes to stdout.
     public init(_ overrides: [String: String] = [:], logSink: (any LogSink)? = nil) async throws {
-        var environment = [
-            "WHISPER_PUBLIC_ADDR": "127.0.0.1:0",
-            "WHISPER_ADMIN_ADDR": "127.0.0.1:0",
+        var environment = try Self.environment(publicAddress: "127.0.0.1:0", adminAddress: "127.0.0.1:0")
+        environment.merge(overrides) { $1 }
+        let config = try ServerConfig.load(environment: environment)
+        log = Log(level: config.logLevel, sink: logSink ?? FileDescriptorLogSink.standardOutput)
+        server = try WhisperServer(config: config, log: log, metrics: WhisperMetrics(registry: MetricsRegistry()))
+        if config.databaseURL != nil { _ = try await server.migrate() }
+    }
+
+    public func stop() { server.shutdown() }
+
+    /// The configuration a test server starts from (here or as a process, `ServerProcess`):
+    /// the test PostgreSQL and Redis, a Redis key prefix of its own, no drain grace.
+    static func environment(publicAddress: String, adminAddress: String) throws -> [String: String] {
+        [
+            "WHISPER_PUBLIC_ADDR": publicAddress,
+            "WHISPER_ADMIN_ADDR": adminAddress,
             "WHISPER_DATABASE_URL": try TestEnvironment.databaseURL,
             "WHISPER_REDIS_URL": try TestEnvironment.redisURL,
             "WHISPER_THREADS": "2",
@@ -111,12 +124,5 @@ public final class TestServer: Sendable {
             "WHISPER_DRAIN_GRACE_SECONDS": "0",
             "WHISPER_DRAIN_WINDOW_SECONDS": "0",
         ]
-        environment.merge(overrides) { $1 }
-        let config = try ServerConfig.load(environment: environment)
-        log = Log(level: config.logLevel, sink: logSink ?? FileDescriptorLogSink.standardOutput)
-        server = try WhisperServer(config: config, log: log, metrics: WhisperMetrics(registry: MetricsRegistry()))
-        if config.databaseURL != nil { _ = try await server.migrate() }
     }
-
-    public func stop() { server.shutdown() }
 }

@@ -17,12 +17,18 @@ struct Chat: ParsableCommand {
             let session = try global.openSession()
             let lines = LineQueue()
             Thread { lines.readStandardInput() }.start()
+            // Stops once stdin has ended and every line was handed to the session while it was
+            // connected — not merely when the lines were read: stdin from a file or a pipe can
+            // end before the first connect, and those lines must still be sent.
+            var handedOver = false
             do {
                 try session.run(between: { () throws(ClientError) in
+                    let ended = lines.finished
                     while let line = lines.next() {
                         if !line.isEmpty { try session.send(text: line, to: peer) }
                     }
-                }, until: { lines.finished && lines.isEmpty })
+                    handedOver = ended
+                }, until: { handedOver })
                 // Give the last lines their chance to be accepted before leaving.
                 try? session.pump(timeoutMillis: 500)
             } catch {

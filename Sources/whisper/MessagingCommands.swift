@@ -70,13 +70,13 @@ struct Send: ParsableCommand {
             }
             session.disconnect()
             switch state() {
-            case .sent?, .delivered?: break
+            case .sent?, .delivered?, .read?: break
             case .failed?: throw CLIExit.fail(.other, "the server refused the message")
             default:
                 EventPrinter.line("queued \(messageId)")
                 throw CLIExit.fail(.queued, "queued for later")
             }
-            if waitDelivered != nil, state() != .delivered { throw CLIExit.fail(.queued, "sent, not yet delivered") }
+            if waitDelivered != nil, state() != .delivered, state() != .read { throw CLIExit.fail(.queued, "sent, not yet delivered") }
         }
     }
 }

@@ -87,17 +87,53 @@ final class ClientDevice {
     }
 }
 
-/// Counts connects, so a test can tell a client that stopped from one retrying in a loop.
-/// It can also be pointed at a restarted server: a stopped `TestServer` keeps its listening
-/// socket, so a new one cannot reliably take over the same port.
+/// Counts connects, so a test can tell a client that stopped from one retrying in a loop, and
+/// records the `messageId` of every message the server hands over (live `message_received` and
+/// each entry of `pending_messages`), before the session's dedupe sees it: how many arrived
+/// twice. It can also be pointed at a restarted server: a stopped `TestServer` keeps its
+/// listening socket, so a new one cannot reliably take over the same port.
 final class CountingTransport: ClientTransport, @unchecked Sendable {
     private let lock = NSLock()
     private var inner: SocketTransport
     private var count = 0
+    private var arrived: [String] = []
+    /// When set, a connection that hands over a frame of this type breaks right after it (the
+    /// next receive reports a close without a Close frame), once.
+    var breakAfter: String? {
+        get { lock.withLock { breakType } }
+        set { lock.withLock { breakType = newValue } }
+    }
+    private var breakType: String?
 
     init(_ inner: SocketTransport) { self.inner = inner }
 
     var connects: Int { lock.withLock { count } }
+    /// Every message as it came off the socket, duplicates included.
+    var arrivals: [String] { lock.withLock { arrived } }
+
+    /// Records the messages in `text`; true when the connection should break after it.
+    fileprivate func tap(_ text: [UInt8]) -> Bool {
+        guard let frame = try? JSONParser.parse(text) else { return false }
+        let breaks = lock.withLock {
+            guard let type = breakType, frame["type"]?.stringValue == type else { return false }
+            breakType = nil
+            return true
+        }
+        defer { record(frame) }
+        return breaks
+    }
+
+    private func record(_ frame: JSONValue) {
+        let payload = frame["payload"]
+        let messages: [JSONValue] = switch frame["type"]?.stringValue {
+        case "message_received"?: payload.map { [$0] } ?? []
+        case "pending_messages"?: payload?["messages"]?.arrayValue ?? []
+        default: []
+        }
+        let ids = messages.compactMap { $0["messageId"]?.stringValue?.lowercased() }
+        if !ids.isEmpty { lock.withLock { arrived += ids } }
+    }
+
     var httpBase: String { lock.withLock { inner.httpBase } }
 
     func retarget(port: Int) throws {
@@ -110,8 +146,32 @@ final class CountingTransport: ClientTransport, @unchecked Sendable {
             count += 1
             return inner
         }
-        return try transport.connect()
+        return TappedConnection(try transport.connect(), tap: self)
     }
 
     func http(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse { try lock.withLock { inner }.http(request) }
+}
+
+/// A connection whose received text goes past `CountingTransport.tap` first.
+private final class TappedConnection: ClientConnection {
+    let inner: any ClientConnection
+    let transport: CountingTransport
+
+    init(_ inner: any ClientConnection, tap transport: CountingTransport) { (self.inner, self.transport) = (inner, transport) }
+
+    func send(_ text: [UInt8]) throws(TransportError) { try inner.send(text) }
+
+    private var broken = false
+
+    func receive(timeoutMillis: Int) throws(TransportError) -> TransportEvent {
+        if broken {
+            inner.close()
+            return .closed(code: nil, reason: [])
+        }
+        let event = try inner.receive(timeoutMillis: timeoutMillis)
+        if case .text(let bytes) = event { broken = transport.tap(bytes) }
+        return event
+    }
+
+    func close() { inner.close() }
 }

@@ -91,6 +91,25 @@ import WhisperTesting
         #expect(queued.map { alice.session.outbox.entry($0)?.state } == [.delivered, .delivered, .delivered])
     }
 
+    @Test func aReceiptReadWhileARequestWaits_onAConnectionThatThenBreaks_isAppliedAfterTheReconnect() async throws {
+        let server = try await TestServer()
+        defer { server.stop() }
+        let alice = try ClientDevice.online(server), bob = try ClientDevice.online(server)
+        let bobId = try bob.id
+        let first = try alice.session.send(text: "one", to: bobId)
+        try bob.pump { !bob.messages.isEmpty }
+        // Alice's message_delivered waits on her socket; her next send reads it while waiting
+        // for its message_accepted, and the connection breaks right after.
+        try await Task.sleep(nanoseconds: 300_000_000)
+        alice.transport.breakAfter = "message_delivered"
+        #expect(throws: ClientError.self) { try alice.session.send(text: "two", to: bobId) }
+        #expect(!alice.session.isConnected && alice.session.outbox.entry(first)?.state == .sent)
+        // The server wrote that receipt once; it must not be lost with the connection.
+        try alice.session.connect()
+        #expect(alice.session.outbox.entry(first)?.state == .delivered)
+        #expect(alice.delivered.contains(first))
+    }
+
     @Test func aRevokedDevice_stopsWithTheRevocation_andDoesNotReconnect() async throws {
         let server = try await TestServer()
         defer { server.stop() }

@@ -14,10 +14,10 @@ struct CLIOutputError: Error {
         let server: TestServer
         let home = NSTemporaryDirectory() + "whisper-cli-" + UUID().uuidString.lowercased()
 
-        func run(_ arguments: [String]) async throws -> Subprocess.Outcome {
+        func run(_ arguments: [String], stdin: String? = nil) async throws -> Subprocess.Outcome {
             try await Subprocess.capture(try BuiltProducts.whisper,
                                          arguments + ["--home", home, "--server", "http://127.0.0.1:\(server.publicPort)"],
-                                         environment: ["WHISPER_PASSPHRASE": "correct horse"])
+                                         environment: ["WHISPER_PASSPHRASE": "correct horse"], stdin: stdin)
         }
 
         /// `whisper init`: the 12 words, then the Whisper ID.
@@ -62,6 +62,24 @@ struct CLIOutputError: Error {
         #expect(recovered.exitStatus == 0, "\(recovered.stderr)")
         #expect(recovered.stdout.contains(" \(bobId) while you were out\n"), "\(recovered.stdout)")
         #expect(recovered.stdout.hasSuffix(aliceId + "\n"))
+    }
+
+    @Test func chat_sendsEachLineOfStdin_andPrintsWhatArrives() async throws {
+        let server = try await TestServer()
+        defer { server.stop() }
+        let alice = CLI(server: server), bob = CLI(server: server)
+        let (_, aliceId) = try await alice.initialise()
+        let (_, bobId) = try await bob.initialise()
+        #expect(try await bob.run(["send", aliceId, "are you there?"]).exitStatus == 0)
+
+        // stdin ends at once (a file): the lines must still go out before chat leaves.
+        let chat = try await alice.run(["chat", bobId], stdin: "yes\n\nhere I am\n")
+        #expect(chat.exitStatus == 0, "\(chat.stderr)")
+        #expect(chat.stdout.contains(" \(bobId) are you there?\n"), "\(chat.stdout)")
+        #expect(chat.stdout.split(separator: "\n").filter { $0.hasPrefix("sent ") }.count == 2, "the empty line is not sent: \(chat.stdout)")
+
+        let listen = try await bob.run(["listen", "--count", "2", "--seconds", "20"])
+        #expect(listen.stdout.contains(" \(aliceId) yes\n") && listen.stdout.contains(" \(aliceId) here I am\n"), "\(listen.stdout)")
     }
 
     @Test func exitCodes_tellScriptsWhatHappened() async throws {

@@ -41,6 +41,23 @@ import WhisperProtocol
         #expect(try Outbox.load(from: home).entry("m-1")?.state == .delivered)
     }
 
+    @Test func aReadReceipt_movesToRead_evenBeforeDelivered_andNothingMovesItBack() throws {
+        let home = try Self.home()
+        var outbox = Outbox()
+        let entry = try Self.entry("m-r")
+        outbox.enqueue(entry)
+        outbox.markSent(entry.key)
+        let read = outbox.markRead("M-R", by: entry.to), again = outbox.markRead("m-r", by: entry.to)
+        let delivered = outbox.markDelivered("m-r", by: entry.to)
+        #expect(read, "a read may overtake the delivered receipt")
+        #expect(!again)
+        #expect(!delivered, "a late delivered does not move read back")
+        outbox.markSent(entry.key)
+        #expect(outbox.entry("m-r")?.state == .read)
+        try outbox.save(in: home)
+        #expect(try Outbox.load(from: home).entry("m-r")?.state == .read)
+    }
+
     @Test func retryableFailures_backOff_andTheTenthAttemptFails() throws {
         var outbox = Outbox(backoff: Backoff(baseMillis: 100, capMillis: 10_000))
         let key = try Self.entry("m-2").key

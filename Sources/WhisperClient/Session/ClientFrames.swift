@@ -34,14 +34,30 @@ enum ClientFrames {
     }
 
     static func deliveryReceipt(requestId: String, token: String, messageId: String, from: WhisperID, to: WhisperID,
-                                timestamp: Int64) -> [UInt8] {
+                                status: ReceiptStatus, timestamp: Int64) -> [UInt8] {
         frame("delivery_receipt", requestId: requestId) { w in
             privileged(&w, token: token)
             w.member("messageId", messageId)
             w.member("from", from.string)
             w.member("to", to.string)
-            w.member("status", "delivered")
+            w.member(ReceiptStatus.key, status.rawValue)
             w.member("timestamp", timestamp)
+        }
+    }
+
+    /// `call_initiate`, `call_answer`, `call_ice_candidate`, `call_end` (docs/protocol.md
+    /// "Call frames"): the envelope's fields, `isVideo` on an offer only.
+    static func callSignal(_ envelope: SealedEnvelope, kind: CallSignalKind, isVideo: Bool?, requestId: String,
+                           token: String) -> [UInt8] {
+        privileged(kind.rawValue, requestId: requestId, token: token) { w in
+            w.member("callId", envelope.id)
+            w.member("from", envelope.from.string)
+            w.member("to", envelope.to.string)
+            if let isVideo { w.member(CallSignalPayload.isVideoKey, isVideo) }
+            w.member("timestamp", envelope.timestampMillis)
+            w.member("nonce", envelope.nonceBase64)
+            w.member("ciphertext", envelope.ciphertextBase64)
+            w.member("sig", envelope.signatureBase64)
         }
     }
 

@@ -8,7 +8,7 @@ extension ClientSession {
         try refreshSessionIfDue()
         try flushOutbox()
         if let frame = try receiveFrame(timeoutMillis: timeoutMillis) {
-            if frame["requestId"]?.stringValue == nil { pushes.append(frame) }
+            pushes.append(frame)
             try applyPushes()
         }
     }
@@ -18,18 +18,33 @@ extension ClientSession {
         while !pushes.isEmpty {
             let frame = pushes.removeFirst()
             let payload = frame["payload"] ?? .null
-            switch frame["type"]?.stringValue ?? "" {
+            let type = frame["type"]?.stringValue ?? ""
+            if let replyTo = frame["requestId"]?.stringValue {
+                lateReply(to: replyTo, type: type, payload: payload)
+                continue
+            }
+            switch type {
             case "message_received":
                 try receive(payload)
             case "message_delivered":
                 guard let id = payload["messageId"]?.stringValue, let by = payload["from"]?.stringValue.flatMap(WhisperID.validate)
                 else { continue }
-                if outbox.markDelivered(id, by: by) { try outbox.save(in: home) }
-                onEvent(.delivered(messageId: id, by: by))
+                if payload[ReceiptStatus.key]?.stringValue == ReceiptStatus.read.rawValue {
+                    if outbox.markRead(id, by: by) { try outbox.save(in: home) }
+                    onEvent(.read(messageId: id, by: by))
+                } else {
+                    if outbox.markDelivered(id, by: by) { try outbox.save(in: home) }
+                    onEvent(.delivered(messageId: id, by: by))
+                }
             case "session_revoked":
                 // The close (4001/4003/4004) follows and ends the connection.
                 continue
-            case let type:
+            case "typing", "presence":
+                onEvent(peerSignal(type, payload) ?? .notification(type: type, payload: payload))
+            case CallSignalKind.initiate.rawValue, CallSignalKind.answer.rawValue, CallSignalKind.iceCandidate.rawValue,
+                 CallSignalKind.end.rawValue, "call_ringing":
+                try receiveCallSignal(type, payload)
+            default:
                 onEvent(.notification(type: type, payload: payload))
             }
         }
@@ -101,10 +116,12 @@ extension ClientSession {
         try sendReceipt(messageId: messageId, to: from)
     }
 
-    func sendReceipt(messageId: String, to sender: WhisperID) throws(ClientError) {
+    /// `delivery_receipt`; `delivered` after storing (and again for a duplicate), `read` from `markRead`.
+    func sendReceipt(messageId: String, to sender: WhisperID, status: ReceiptStatus = .delivered) throws(ClientError) {
         guard let token = account.sessionToken, let me = account.whisperId else { throw .notConnected }
         let reply = try request {
-            ClientFrames.deliveryReceipt(requestId: $0, token: token, messageId: messageId, from: me, to: sender, timestamp: clock())
+            ClientFrames.deliveryReceipt(requestId: $0, token: token, messageId: messageId, from: me, to: sender, status: status,
+                                         timestamp: clock())
         }
         do {
             _ = try expect("receipt_accepted", reply)

@@ -28,6 +28,11 @@ public final class ClientSession {
     var connection: (any ClientConnection)?
     var pushes: [JSONValue] = []
     var requestCounter = 0
+    /// Frames sent without waiting, because only a refusal answers them (`typing`, call
+    /// signals): request id and frame type, the most recent `unansweredKept`.
+    var unanswered: [(requestId: String, type: String)] = []
+    /// The `callId`s (lower case) of the offers reported lately: a repeat is not reported again.
+    var offersSeen: [String] = []
     /// When the session is refreshed (`refreshSessionIfDue`).
     var refreshAt: Int64?
     /// Receives every event; set before connecting.
@@ -74,10 +79,14 @@ public final class ClientSession {
     }
 
     /// Closes the socket (1000); the session token stays valid for the next connect.
+    ///
+    /// Pushes read but not yet applied are kept, and applied first after the next login: the
+    /// server writes a `message_delivered` (or a `group_event`, a `call_end`) once, so one read
+    /// while a request waited for its reply on a connection that then broke exists nowhere else.
     public func disconnect() {
         connection?.close()
         connection = nil
-        pushes.removeAll()
+        unanswered.removeAll()
         for entry in outbox.entries where entry.state == .sending { outbox.requeue(entry.key) }
     }
 
@@ -161,26 +170,38 @@ public final class ClientSession {
     // MARK: Requests
 
     /// Sends the frame `build(requestId)` and waits for the reply with that `requestId`;
-    /// pushes read meanwhile are queued for `applyPushes`.
+    /// pushes (and late replies to other requests) read meanwhile are queued for `applyPushes`.
     func request(_ build: (String) -> [UInt8]) throws(ClientError) -> JSONValue {
+        let id = try send(build)
+        let deadline = clock() + Int64(Self.replyTimeoutMillis)
+        while true {
+            let left = deadline - clock()
+            guard left > 0 else { throw .transport("no reply within \(Self.replyTimeoutMillis) ms") }
+            guard let frame = try receiveFrame(timeoutMillis: Int(left)) else { continue }
+            if frame["requestId"]?.stringValue == id { return frame }
+            pushes.append(frame)
+        }
+    }
+
+    /// Sends the frame `build(requestId)` with the next request id; returns that id.
+    func send(_ build: (String) -> [UInt8]) throws(ClientError) -> String {
         guard let connection else { throw .notConnected }
         requestCounter += 1
         let id = "c-\(requestCounter)"
         do {
             try connection.send(build(id))
         } catch {
+            salvagePushes(connection)
             throw .transport(error.description)
         }
-        let deadline = clock() + Int64(Self.replyTimeoutMillis)
-        while true {
-            let left = deadline - clock()
-            guard left > 0 else { throw .transport("no reply within \(Self.replyTimeoutMillis) ms") }
-            guard let frame = try receiveFrame(timeoutMillis: Int(left)) else { continue }
-            if let replyTo = frame["requestId"]?.stringValue {
-                if replyTo == id { return frame }
-                continue
-            }
-            pushes.append(frame)
+        return id
+    }
+
+    /// A write failed (the server died or reset): what it wrote before that may still be
+    /// readable, and a `message_delivered` among it is written only once. Keeps those pushes.
+    private func salvagePushes(_ connection: any ClientConnection) {
+        while case .text(let bytes)? = try? connection.receive(timeoutMillis: 0) {
+            if let frame = try? JSONParser.parse(bytes), frame["type"]?.stringValue != nil { pushes.append(frame) }
         }
     }
 

@@ -43,7 +43,7 @@ public struct Outbox: Sendable {
 
     mutating func markSent(_ key: String) {
         update(key) { entry in
-            if entry.state != .delivered { entry.state = .sent }
+            if entry.state != .delivered, entry.state != .read { entry.state = .sent }
             entry.lastError = nil
         }
     }
@@ -53,8 +53,20 @@ public struct Outbox: Sendable {
     mutating func markDelivered(_ messageId: String, by: WhisperID) -> Bool {
         var changed = false
         update(OutboxEntry.key(messageId: messageId, to: by)) { entry in
-            guard entry.state != .delivered else { return }
+            guard entry.state != .delivered, entry.state != .read else { return }
             entry.state = .delivered
+            changed = true
+        }
+        return changed
+    }
+
+    /// A `message_delivered` with status `read` from `by` (spec §5.3's optional last state). A
+    /// read message was stored, so this also stands for a `delivered` it may have overtaken.
+    mutating func markRead(_ messageId: String, by: WhisperID) -> Bool {
+        var changed = false
+        update(OutboxEntry.key(messageId: messageId, to: by)) { entry in
+            guard entry.state != .read else { return }
+            entry.state = .read
             changed = true
         }
         return changed
@@ -98,7 +110,7 @@ public struct Outbox: Sendable {
     }
 
     private mutating func trim() {
-        let finished = entries.indices.filter { entries[$0].state == .delivered || entries[$0].state == .failed }
+        let finished = entries.indices.filter { [.delivered, .read, .failed].contains(entries[$0].state) }
         guard finished.count > Self.finishedKept else { return }
         let drop = Set(finished.prefix(finished.count - Self.finishedKept))
         entries = entries.indices.filter { !drop.contains($0) }.map { entries[$0] }

@@ -2,7 +2,7 @@ import WhisperProtocol
 
 /// One outgoing envelope and where it is in the send state machine (spec §5.3):
 ///
-///     queued ──send──▶ sending ──message_accepted──▶ sent ──message_delivered──▶ delivered
+///     queued ──send──▶ sending ──message_accepted──▶ sent ──message_delivered──▶ delivered ──read──▶ read
 ///        ▲                │
 ///        └──retryable─────┘  (attempts < 10, next try after a backoff)      else ──▶ failed
 ///
@@ -10,7 +10,7 @@ import WhisperProtocol
 /// ciphertext (the server's idempotency key is (`from`, `to`, `messageId`)); only a retry whose
 /// timestamp left the ±10 min window is signed again with a fresh one.
 public struct OutboxEntry: Equatable, Sendable {
-    public enum State: String, Sendable { case queued, sending, sent, delivered, failed }
+    public enum State: String, Sendable { case queued, sending, sent, delivered, read, failed }
 
     public let messageId: String
     public let to: WhisperID
