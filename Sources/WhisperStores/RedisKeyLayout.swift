@@ -66,6 +66,7 @@ public enum RedisKeyLayoutError: Error, CustomStringConvertible {
     case clashes(Int)
     case unexpectedReply(String)
     case redis(RedisError)
+    case cluster
 
     public var description: String {
         switch self {
@@ -80,6 +81,9 @@ public enum RedisKeyLayoutError: Error, CustomStringConvertible {
                 + "the layout marker was not written (docs/operations.md \"Upgrading to key layout 2\")"
         case .unexpectedReply(let reply): return "unexpected Redis reply: \(reply)"
         case .redis(let error): return error.description
+        case .cluster:
+            return "upgrade-redis renames the keys of the standalone Redis an older release used; "
+                + "a Redis Cluster only ever holds key layout 2"
         }
     }
 }
@@ -96,7 +100,8 @@ extension RedisKeyLayout {
     package static func check(_ redis: RedisClient, prefix: String) async throws {
         let keys = RedisKeys(prefix: prefix)
         if try await redis.call(["GET", keys.layout]).string == current { return }
-        if try await redis.call(["EXISTS"] + layout1Signs.map { prefix + $0 }).integer ?? 0 > 0 {
+        // One key per EXISTS: each is a slot of its own under Redis Cluster.
+        for sign in layout1Signs where try await redis.call(["EXISTS", prefix + sign]).integer == 1 {
             throw RedisKeyLayoutError.layout1
         }
         _ = try await redis.call(["SET", keys.layout, current, "NX"])
@@ -106,6 +111,8 @@ extension RedisKeyLayout {
     /// name (keeping value and TTL), then writes the marker. Refuses while a node of the old
     /// release is alive; safe to run again.
     package static func upgrade(_ redis: RedisClient, prefix: String) async throws -> RedisKeyUpgradeReport {
+        // Layout 1 never ran on a cluster, and one node's SCAN would see a third of the keys.
+        guard !redis.isCluster else { throw RedisKeyLayoutError.cluster }
         for node in try await redis.call(["ZRANGE", prefix + "nodes", "0", "-1"]).array ?? [] {
             guard let id = node.string else { continue }
             if try await redis.call(["EXISTS", prefix + "node:" + id]).integer == 1 {
