@@ -25,9 +25,8 @@ extension ScriptNames {
 }
 
 extension RedisScript {
-    /// A script whose keys and arguments are named by `keys` and `arguments` (and then `more`,
-    /// a set of arguments several scripts share); `prelude` (helper functions, which may read
-    /// the names) and `body` follow the bindings.
+    /// A script whose keys and arguments are named by `keys` and `arguments`; `prelude` (helper
+    /// functions, which may read the names) and `body` follow the bindings.
     package init<Keys: ScriptNames, Arguments: ScriptNames>(keys: Keys.Type, arguments: Arguments.Type,
                                                     prelude: String = "", _ body: String) {
         self.init(source: Keys.lua("KEYS", "k_") + Arguments.lua("ARGV", "a_") + prelude + body)
@@ -43,6 +42,8 @@ extension RedisScript {
         self.init(source: "local k_rest = 1\n" + Arguments.lua("ARGV", "a_") + prelude + body)
     }
 
+    /// As above, the arguments named by `arguments` and then `more`, a set several scripts
+    /// share (`RouteArgument`, `PresenceScripts.AnnounceSetting`).
     package init<Keys: ScriptNames, Arguments: ScriptNames, More: ScriptNames>(
         keys: Keys.Type, arguments: Arguments.Type, _ more: More.Type, prelude: String = "", _ body: String
     ) {
