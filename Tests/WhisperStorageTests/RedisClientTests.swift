@@ -205,7 +205,7 @@ struct RedisClientTests {
         try await Task.sleep(nanoseconds: 200_000_000)
         let (result, seconds) = await measure { await attempt(client, ["PING"]) }
         #expect(result.failureValue == .disconnected)
-        #expect(seconds < 2)  // vs the 5 s command timeout: failing fast, with slack for a loaded CI machine
+        #expect(seconds < 4)  // vs the 5 s command timeout: failing fast, with slack for a loaded CI machine
         #expect(client.isConnected == false)
         client.close()
     }

@@ -61,7 +61,8 @@ struct RedisReplicaWaitTests {
         let movedBefore = try await errorCount(source, "MOVED")
 
         let (reply, replicas) = await Self.run(cluster, key: key, value: "moved")
-        #expect(try await errorCount(source, "MOVED") == movedBefore + 1)
+        // At least once: other suites' clients may be redirected by the same node meanwhile.
+        #expect(try await errorCount(source, "MOVED") >= movedBefore + 1)
         #expect(reply == .bulk(Array("moved".utf8)))
         #expect((replicas ?? 0) >= 1, "WAIT reported \(String(describing: replicas)) after MOVED")
         #expect(try await redisCLI(target, ["GET", key]) == "moved")

@@ -6,7 +6,8 @@
 # A private cluster: DIR is its data directory, owned by the `postgres` OS user (initdb and
 # postgres refuse to run as root). Trust authentication on loopback only, listening on
 # 127.0.0.1:PORT, its Unix socket inside DIR. Role `whisper` (LOGIN CREATEDB) owns database
-# `whisper`. WHISPER_PG_FSYNC=off turns fsync/synchronous_commit/full_page_writes off (tests only).
+# `whisper`. WHISPER_PG_FSYNC=off turns fsync/synchronous_commit/full_page_writes off (tests only);
+# WHISPER_PG_MAX_CONNECTIONS sets max_connections (default 200).
 
 pg_bindir() {
   local d
@@ -68,11 +69,12 @@ _pg_prepare_dir() {
 
 # _pg_write_conf DIR PORT: (re)write the settings this project owns; included from postgresql.conf.
 _pg_write_conf() {
-  local dir=$1 port=$2 fsync=${WHISPER_PG_FSYNC:-on} sockdir=$1
+  local dir=$1 port=$2 fsync=${WHISPER_PG_FSYNC:-on} sockdir=$1 connections=${WHISPER_PG_MAX_CONNECTIONS:-200}
   case "$fsync" in
     on | off) ;;
     *) err "WHISPER_PG_FSYNC must be on or off, not '$fsync'"; return 1 ;;
   esac
+  [[ "$connections" =~ ^[1-9][0-9]*$ ]] || { err "WHISPER_PG_MAX_CONNECTIONS must be a number, not '$connections'"; return 1; }
   # A Unix socket path is limited to 107 bytes; past that use TCP only.
   if ((${#dir} + 20 > 107)); then sockdir=""; fi
   if [[ "$dir" == *"'"* ]]; then err "a quote in the data folder path is not supported: $dir"; return 1; fi
@@ -84,7 +86,7 @@ unix_socket_directories = '$sockdir'
 fsync = $fsync
 synchronous_commit = $fsync
 full_page_writes = $fsync
-max_connections = 200
+max_connections = $connections
 logging_collector = off
 log_min_messages = warning
 EOF
