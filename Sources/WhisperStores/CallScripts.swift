@@ -62,7 +62,7 @@ package enum CallScripts {
     /// Returns {3, wait ms} rate limited, {2} callId in use, {4} the callee blocked the caller
     /// (a `blk` call: nothing held or routed), {0, routing}.
     package static let initiate = RedisScript(keys: InitiateKey.self, arguments: InitiateArgument.self, RouteArgument.self,
-                                      prelude: MessageScripts.prelude + RedisRateLimitStore.lua, """
+                                              prelude: MessageScripts.prelude + RedisRateLimitStore.lua, """
         local now = now_ms()
         local wait = rate_limit(KEYS, k_rest, a_hit, ARGV, a_rest, now)
         if wait > 0 then return {3, wait} end
@@ -112,7 +112,7 @@ package enum CallScripts {
     /// {2} not a party, {4, setup result or ''} a `blk` call's caller (routed nowhere),
     /// {0, routing, setup result or ''}.
     package static let signal = RedisScript(keys: SignalKey.self, arguments: SignalArgument.self, RouteArgument.self,
-                                    prelude: MessageScripts.prelude + RedisRateLimitStore.lua + helpers, """
+                                            prelude: MessageScripts.prelude + RedisRateLimitStore.lua + helpers, """
         local now = now_ms()
         local wait = rate_limit(KEYS, k_rest, a_hit, ARGV, a_rest, now)
         if wait > 0 then return {3, wait} end
@@ -170,7 +170,7 @@ package enum CallScripts {
     /// answered (nothing done), {0, caller, routing, ringing frame}: `rung` set and
     /// `call_ringing` routed to the caller.
     package static let confirm = RedisScript(keys: ConfirmKey.self, arguments: ConfirmArgument.self, RouteArgument.self,
-                                     prelude: MessageScripts.prelude, """
+                                             prelude: MessageScripts.prelude, """
         local s = redis.call('HMGET', k_call, 'caller', 'callee', 'phase', 'rung', 'cid', 'blk')
         if not s[3] or s[3] == 'e' then return {1} end
         if s[2] ~= a_callee then return {2} end
@@ -240,7 +240,7 @@ package enum CallScripts {
     /// is {frame, caller, routing, callee, routing} per call it ended ({frame, caller,
     /// routing} for a `blk` call).
     package static let sweep = RedisScript(keys: SweepKey.self, arguments: SweepArgument.self, RouteArgument.self,
-                                   prelude: MessageScripts.prelude + helpers, """
+                                           prelude: MessageScripts.prelude + helpers, """
         local now = now_ms()
         local unconfirmed, ended = {}, {}
         for _, id in ipairs(redis.call('ZRANGEBYSCORE', k_confirmDeadlines, '-inf', now, 'LIMIT', 0, tonumber(a_batch))) do

@@ -24,7 +24,7 @@ package enum GroupScripts {
     /// processes its subscriber's messages in order, so it forgets the group before it writes
     /// the event to a member, who may answer with a message at once.
     package static let announce = RedisScript(keys: AnnounceKey.self, arguments: AnnounceArgument.self, RouteArgument.self,
-                                      prelude: MessageScripts.prelude, """
+                                              prelude: MessageScripts.prelude, """
         if a_epoch == '' then redis.call('DEL', k_epoch) else redis.call('SET', k_epoch, a_epoch) end
         redis.call('PUBLISH', a_channel, a_groupId)
         local frame = function() return a_event end

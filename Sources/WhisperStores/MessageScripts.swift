@@ -82,7 +82,7 @@ package enum MessageScripts {
     /// charged once: the first of its envelopes to pass the limit marks the group-charge key,
     /// and the others skip the limit (contract §15).
     package static let accept = RedisScript(keys: AcceptKey.self, arguments: AcceptArgument.self, RouteArgument.self,
-                                    prelude: prelude + RedisRateLimitStore.lua, """
+                                            prelude: prelude + RedisRateLimitStore.lua, """
         local ttl = tonumber(a_pendingTTL)
         local now = now_ms()
         local first_limit, group_charge = k_rest, nil
@@ -174,7 +174,7 @@ package enum MessageScripts {
     /// the sender spelt it} where routing 'offline' means the frame was kept in the sender's
     /// event queue.
     package static let receipt = RedisScript(keys: ReceiptKey.self, arguments: ReceiptArgument.self, RouteArgument.self,
-                                     prelude: prelude, """
+                                             prelude: prelude, """
         local record = k_record
         local v = redis.call('GET', record)
         local entry, spelt, state
@@ -221,7 +221,7 @@ package enum MessageScripts {
     /// `from` (docs/protocol.md "Blocking"), {0, routing}.
     /// Routed as kind 's': a node that finds the socket gone drops it, nothing is kept.
     package static let typing = RedisScript(keys: TypingKey.self, arguments: TypingArgument.self, RouteArgument.self,
-                                    prelude: prelude + RedisRateLimitStore.lua, """
+                                            prelude: prelude + RedisRateLimitStore.lua, """
         local now = now_ms()
         local wait = rate_limit(KEYS, k_rest, a_hit, ARGV, a_rest, now)
         if wait > 0 then return {3, wait} end

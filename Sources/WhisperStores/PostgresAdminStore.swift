@@ -61,7 +61,7 @@ package final class PostgresAdminStore: AdminStore {
     }
 
     package func review(_ id: Int64, _ review: AdminReviewPayload, banReason: String, audit: AuditEntry,
-                completion: @escaping StoreCompletion<ReviewResult?>) {
+                        completion: @escaping StoreCompletion<ReviewResult?>) {
         pool.transaction(on: loop, completion, { connection throws(PostgresError) -> (PostgresRows, changed: Bool) in
             let current = try connection.query(Self.lockReportSQL, [.int64(id)])
             guard let row = current.first, row.string("status") == ReportRecord.Status.open.rawValue else {

@@ -54,7 +54,7 @@ package final class PostgresAttachmentStore: AttachmentStore {
     }
 
     package func recordRecipient(objectKey: String, sender: WhisperID, recipient: WhisperID, messageId: String,
-                         completion: @escaping StoreCompletion<Bool>) {
+                                 completion: @escaping StoreCompletion<Bool>) {
         let parameters: [PostgresValue?] = [.text(objectKey), .text(sender.string), .text(recipient.string), .text(messageId)]
         pool.query(Self.recordRecipientSQL, parameters, on: loop, completion) { .success($0.affectedRows > 0) }
     }

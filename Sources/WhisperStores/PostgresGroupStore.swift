@@ -64,7 +64,7 @@ package final class PostgresGroupStore: GroupStore {
     }
 
     package func groups(of member: WhisperID, after: GroupID?, limit: Int,
-                completion: @escaping StoreCompletion<[GroupFrames.Summary]>) {
+                        completion: @escaping StoreCompletion<[GroupFrames.Summary]>) {
         // Every group id starts with `grp-`, so "" sorts before all of them.
         let parameters: [PostgresValue?] = [.text(member.string), .text(after?.string ?? ""), .int64(Int64(limit))]
         pool.query(Self.groupsSQL, parameters, on: loop, completion) { rows in
@@ -81,7 +81,7 @@ package final class PostgresGroupStore: GroupStore {
     }
 
     package func update(_ groupId: GroupID, decide: @escaping @Sendable (GroupRecord) -> Result<GroupChange, GroupRefusal>,
-                completion: @escaping StoreCompletion<GroupUpdateOutcome>) {
+                        completion: @escaping StoreCompletion<GroupUpdateOutcome>) {
         guard let pool else {
             return loop.deferToEndOfIteration { completion(.failure(.unavailable("no database configured"))) }
         }

@@ -7,8 +7,8 @@ extension Optional where Wrapped == PostgresPool {
     /// with `transform`, on `loop`. No database configured or a failed statement →
     /// `StoreError.unavailable` (the service maps it to `INTERNAL_ERROR`).
     package func query<T>(_ sql: String, _ parameters: [PostgresValue?], on loop: EventLoop,
-                  _ completion: @escaping StoreCompletion<T>,
-                  _ transform: @escaping (PostgresRows) -> Result<T, StoreError>) {
+                          _ completion: @escaping StoreCompletion<T>,
+                          _ transform: @escaping (PostgresRows) -> Result<T, StoreError>) {
         guard let pool = self else {
             return loop.deferToEndOfIteration { completion(.failure(.unavailable("no database configured"))) }
         }
@@ -24,8 +24,8 @@ extension Optional where Wrapped == PostgresPool {
     /// too: for results so large (the contacts backup) that reading and converting them would
     /// hold the loop for milliseconds. Completes on `loop`; failures as in `query`.
     package func queryOnWorker<T: Sendable>(_ sql: String, _ parameters: [PostgresValue?], on loop: EventLoop,
-                                    _ completion: @escaping StoreCompletion<T>,
-                                    _ transform: @escaping @Sendable (PostgresRows) -> Result<T, StoreError>) {
+                                            _ completion: @escaping StoreCompletion<T>,
+                                            _ transform: @escaping @Sendable (PostgresRows) -> Result<T, StoreError>) {
         guard let pool = self else {
             return loop.deferToEndOfIteration { completion(.failure(.unavailable("no database configured"))) }
         }
@@ -43,8 +43,8 @@ extension Optional where Wrapped == PostgresPool {
     /// statement fails) and turns what it answered into the store's answer with `transform`,
     /// on `loop`. Failures as in `query`.
     package func transaction<Raw: Sendable, T>(on loop: EventLoop, _ completion: @escaping StoreCompletion<T>,
-                                       _ body: @escaping @Sendable (PostgresConnection) throws(PostgresError) -> Raw,
-                                       _ transform: @escaping (Raw) -> Result<T, StoreError>) {
+                                               _ body: @escaping @Sendable (PostgresConnection) throws(PostgresError) -> Raw,
+                                               _ transform: @escaping (Raw) -> Result<T, StoreError>) {
         guard let pool = self else {
             return loop.deferToEndOfIteration { completion(.failure(.unavailable("no database configured"))) }
         }

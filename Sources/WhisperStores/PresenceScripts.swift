@@ -91,7 +91,7 @@ package enum PresenceScripts {
     /// node that dies before its first sweep is still found. The user's push coalescing window
     /// ends: the next thing queued after it leaves wakes it again (docs/protocol.md "Push wake-ups").
     package static let online = RedisScript(keys: OnlineKey.self, arguments: OnlineArgument.self, AnnounceSetting.self,
-                                    prelude: announce, """
+                                            prelude: announce, """
         local now = now_ms()
         redis.call('ZADD', k_nodes, 'NX', now, a_node)
         local old = redis.call('GET', k_route)
@@ -120,7 +120,7 @@ package enum PresenceScripts {
     /// Deletes the route only if it is still this socket's (a newer login may own it).
     /// Returns the announcement (`{}` when none was made now).
     package static let offline = RedisScript(keys: OfflineKey.self, arguments: OfflineArgument.self, AnnounceSetting.self,
-                                     prelude: announce, """
+                                             prelude: announce, """
         if redis.call('GET', k_route) ~= a_route then return {} end
         redis.call('DEL', k_route)
         redis.call('SREM', k_nodeUsers, a_user)
@@ -143,7 +143,7 @@ package enum PresenceScripts {
     /// ZREM of this one atomic step, so exactly one node sends it.
     /// Returns the announcements with peers on this node.
     package static let sweep = RedisScript(keys: SweepKey.self, arguments: SweepArgument.self, AnnounceSetting.self,
-                                   prelude: announce, """
+                                           prelude: announce, """
         local now = now_ms()
         local budget = tonumber(a_batch)
         redis.call('ZADD', k_nodes, now, a_node)

@@ -33,7 +33,7 @@ package final class RedisChallengeStore: ChallengeStore {
         """)
 
     package func put(_ id: CanonicalUUID, value: [UInt8], ttlSeconds: Int64, rateLimit: RateLimitCharge,
-             completion: @escaping StoreCompletion<RateLimitDecision>) {
+                     completion: @escaping StoreCompletion<RateLimitDecision>) {
         let call = RedisScriptCall(Self.put, keys: { (_: PutKey) in keys.challenge(id) }, arguments: { (name: PutArgument) in
             switch name {
             case .value: value

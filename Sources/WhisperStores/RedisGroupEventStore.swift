@@ -28,7 +28,7 @@ package final class RedisGroupEventStore: GroupEventStore {
     }
 
     package func announce(_ groupId: GroupID, deleted: Bool, event: [UInt8], to recipients: [WhisperID],
-                  completion: @escaping StoreCompletion<[Routing]>) {
+                          completion: @escaping StoreCompletion<[Routing]>) {
         var recipientKeys: [[UInt8]] = []
         recipientKeys.reserveCapacity(2 * recipients.count)
         for recipient in recipients { recipientKeys += [keys.route(recipient), keys.events(recipient)] }

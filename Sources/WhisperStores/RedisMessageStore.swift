@@ -117,7 +117,7 @@ package final class RedisMessageStore: MessageStore {
     }
 
     package func fetch(_ recipient: WhisperID, after cursor: PendingCursor?, limit: Int,
-               completion: @escaping StoreCompletion<PendingPage>) {
+                       completion: @escaping StoreCompletion<PendingPage>) {
         let start = cursor.map { "(" + $0.text } ?? "-"
         let call = RedisScriptCall(MessageScripts.fetch, keys: { (name: MessageScripts.FetchKey) in
             switch name {

@@ -18,7 +18,7 @@ package enum RedisReplies {
     /// A script's `{status, …}` array reply, decoded by `decode` from the status and all
     /// the items; a reply of another shape, or one `decode` refuses (nil), is unexpected.
     package static func tagged<T>(_ result: Result<RedisValue, RedisError>,
-                          _ decode: (_ status: Int64, _ items: [RedisValue]) -> T?) -> Result<T, StoreError> {
+                                  _ decode: (_ status: Int64, _ items: [RedisValue]) -> T?) -> Result<T, StoreError> {
         value(result).flatMap { value in
             guard let items = value.array, let status = items.first?.integer, let decoded = decode(status, items) else {
                 return .failure(unexpected(value))
@@ -30,7 +30,7 @@ package enum RedisReplies {
     /// `tagged` for a reply read in place (`RedisClient.evalScript(_:retryOnce:reading:)`): the
     /// message path's scripts, which build no `RedisValue` tree unless the reply is unexpected.
     package static func tagged<T>(_ result: Result<RedisReply, RedisError>,
-                          _ decode: (_ status: Int64, _ reply: RedisReply) -> T?) -> Result<T, StoreError> {
+                                  _ decode: (_ status: Int64, _ reply: RedisReply) -> T?) -> Result<T, StoreError> {
         switch result {
         case .failure(let error):
             return .failure(.unavailable(error.description))

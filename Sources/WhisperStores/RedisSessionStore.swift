@@ -20,7 +20,7 @@ package final class RedisSessionStore: SessionStore {
     package static let revokedMarkerTTLSeconds: Int64 = 86_400
 
     package func createExclusive(_ session: SessionRecord, ttlSeconds: Int64, unlessRevokedAfter epoch: Int64,
-                         origin: ConnectionRef, completion: @escaping StoreCompletion<ExclusiveSession>) {
+                                 origin: ConnectionRef, completion: @escaping StoreCompletion<ExclusiveSession>) {
         let header = RevocationNotice.header(reason: .newLogin, whisperId: session.whisperId.string, origin: origin)
         let call = RedisScriptCall(SessionScripts.createExclusive, keys: { (name: SessionScripts.CreateKey) in
             switch name {
@@ -65,7 +65,7 @@ package final class RedisSessionStore: SessionStore {
     }
 
     package func replace(_ old: SessionRecord, with new: SessionRecord, ttlSeconds: Int64, origin: ConnectionRef,
-                 completion: @escaping StoreCompletion<Bool>) {
+                         completion: @escaping StoreCompletion<Bool>) {
         let header = RevocationNotice.header(reason: .refreshed, whisperId: old.whisperId.string, origin: origin)
         let call = RedisScriptCall(SessionScripts.replace, keys: { (name: SessionScripts.ReplaceKey) in
             switch name {
@@ -105,7 +105,7 @@ package final class RedisSessionStore: SessionStore {
     }
 
     package func revokeAll(of whisperId: WhisperID, reason: RevocationReason, origin: ConnectionRef?,
-                   completion: @escaping StoreCompletion<[SessionHash]>) {
+                           completion: @escaping StoreCompletion<[SessionHash]>) {
         let header = RevocationNotice.header(reason: reason, whisperId: whisperId.string, origin: origin)
         let call = RedisScriptCall(SessionScripts.revokeAll, keys: { (name: SessionScripts.RevokeAllKey) in
             switch name {

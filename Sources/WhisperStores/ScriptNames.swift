@@ -28,7 +28,7 @@ extension RedisScript {
     /// A script whose keys and arguments are named by `keys` and `arguments`; `prelude` (helper
     /// functions, which may read the names) and `body` follow the bindings.
     package init<Keys: ScriptNames, Arguments: ScriptNames>(keys: Keys.Type, arguments: Arguments.Type,
-                                                    prelude: String = "", _ body: String) {
+                                                            prelude: String = "", _ body: String) {
         self.init(source: Keys.lua("KEYS", "k_") + Arguments.lua("ARGV", "a_") + prelude + body)
     }
 
@@ -64,8 +64,8 @@ extension RedisScriptCall {
     /// A call whose named keys and arguments are given by name, then the unnamed rest (for
     /// the scripts off the message path, which build arrays).
     package init<Keys: ScriptNames, Arguments: ScriptNames>(_ script: RedisScript, keys: (Keys) -> [UInt8],
-                                                    arguments: (Arguments) -> [UInt8],
-                                                    moreKeys: [[UInt8]] = [], moreArguments: [[UInt8]] = []) {
+                                                            arguments: (Arguments) -> [UInt8],
+                                                            moreKeys: [[UInt8]] = [], moreArguments: [[UInt8]] = []) {
         self.init(script, keys: Keys.allCases.map(keys) + moreKeys, arguments: Arguments.allCases.map(arguments) + moreArguments)
     }
 }
