@@ -28,6 +28,7 @@ public struct UnknownVariable: Sendable, Equatable, CustomStringConvertible {
         // scripts/lib: package, Python and LocalStack set-up, service start-up
         "WHISPER_REPO_ROOT", "WHISPER_LIB_SOURCED", "WHISPER_CACHE_DIR", "WHISPER_APT_PACKAGES", "WHISPER_PYTHON2",
         "WHISPER_PYTHON3", "WHISPER_PYTHON313", "WHISPER_LOCALSTACK_", "WHISPER_WAIT_TIMEOUT", "WHISPER_PG_FSYNC",
+        "WHISPER_PG_MAX_CONNECTIONS",
         // scripts/run (its own PostgreSQL and Redis) and scripts/bench
         "WHISPER_DATA_DIR", "WHISPER_PG_PORT", "WHISPER_REDIS_PORT", "WHISPER_BENCH_",
         // scripts/lib/buildinfo.sh and the container build's arguments (docs/operations.md "Version and build info")
