@@ -52,10 +52,11 @@ import WhisperTesting
         let pushes = 50
         for index in 0..<pushes { #expect(setup.sender.submit(Self.wake("outage-\(index)"))) }
         try await Task.sleep(for: .seconds(2))
-        // Waits of 100–200 ms, then 200–400 ms: at most about a dozen requests in 2 s, whatever
-        // the number of pushes waiting (one request per push would be 50, and each retry more).
+        // Waits of 100–200 ms, then 200–400 ms: about a dozen requests in 2 s (a loaded machine
+        // oversleeps the 2 s: up to 20 allowed), whatever the number of pushes waiting — one
+        // request per push would be 50, and each retry more.
         let during = setup.fake.tokenRequests
-        #expect((2...12).contains(during), "\(during) token requests for \(pushes) pushes in 2 s")
+        #expect((2...20).contains(during), "\(during) token requests for \(pushes) pushes in 2 s")
         #expect(await eventually { setup.oauthFailures == UInt64(setup.fake.tokenRequests) }, "each failure counted")
         #expect(setup.fake.sends.isEmpty)
         #expect(setup.sender.outstanding == pushes, "the pushes wait for the credential instead of failing")
