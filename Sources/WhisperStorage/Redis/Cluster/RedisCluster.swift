@@ -64,8 +64,8 @@ final class RedisCluster: RedisLinkOwner {
     static let refreshIntervalNanos: UInt64 = 200_000_000
     static let retryTickNanos: UInt64 = 100_000_000
     static let watchIntervalNanos: UInt64 = 1_000_000_000
-    /// A full map refresh at least this often, even when nothing failed: a resharded slot
-    /// shows up for a subscriber, which gets no `MOVED`.
+    /// A full map refresh at least this often, even when nothing failed: the last resort for a
+    /// slot change nothing announced (subscribers learn of most from `sunsubscribe` and `MOVED`).
     static let periodicRefreshNanos: UInt64 = 10_000_000_000
 
     let loop: EventLoop
