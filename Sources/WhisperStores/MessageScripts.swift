@@ -49,6 +49,41 @@ package enum MessageScripts {
           local n = redis.call('XTRIM', pending, 'MINID', cutoff)
           if n > 0 then redis.call('DECRBY', count_key, n) end
         end
+        -- A pair that talks keeps its score (and the set its TTL) refreshed at most once per
+        -- 1/1000 of the window (43 min of 30 days): a read per message instead of two writes
+        -- (fewer commands, and a smaller AOF). Every write is a ZADD with its PEXPIRE, so the
+        -- set lives at least the window past its newest score.
+        local function refresh_peer(key, peer, now, peer_ttl)
+          local seen = redis.call('ZSCORE', key, peer)
+          if not seen or tonumber(seen) < now - math.floor(peer_ttl / 1000) then
+            -- Old peers are pruned when a new one joins (rare next to messages).
+            if not seen then redis.call('ZREMRANGEBYSCORE', key, '-inf', now - peer_ttl) end
+            redis.call('ZADD', key, now, peer)
+            redis.call('PEXPIRE', key, peer_ttl)
+          end
+        end
+        -- The recipient's half of an accept (all keys of the recipient's slot): {5} the
+        -- recipient blocked the sender, {1} duplicate, {2} queue full, or the new entry's id.
+        -- Expired entries are trimmed by fetch and by the sweeper, not here: the cap may
+        -- count a few of them, which only makes it stricter.
+        local function store_message(m, now)
+          if redis.call('SISMEMBER', m.blocked, m.from) == 1 then return {5} end
+          if redis.call('EXISTS', m.record) == 1 then return {1} end
+          if redis.call('XLEN', m.pending) >= tonumber(m.max) then return {2} end
+          local id = redis.call('XADD', m.pending, '*', 'm', m.payload)
+          redis.call('PEXPIRE', m.pending, m.ttl + 3600000)
+          redis.call('SET', m.record, id .. ' ' .. m.spelt, 'PX', m.ttl)
+          redis.call('INCR', m.count)
+          redis.call('ZADD', m.index, now, m.to)
+          refresh_peer(m.peers, m.from, now, m.peer_ttl)
+          return id
+        end
+        -- Claims the recipient's push window (`SET NX PX`, as `RedisWakeUpClaims` does): 1 when
+        -- this call claimed it, so the caller sends the wake-up.
+        local function claim_wake(key, window)
+          if window ~= '0' and redis.call('SET', key, '1', 'NX', 'PX', window) then return 1 end
+          return 0
+        end
 
         """
 
@@ -95,40 +130,16 @@ package enum MessageScripts {
           if wait > 0 then return {3, wait} end
           if group_charge then redis.call('SET', group_charge, '1', 'PX', ttl) end
         end
-        if redis.call('SISMEMBER', k_blocked, a_from) == 1 then return {5} end
-        if redis.call('EXISTS', k_record) == 1 then return {1} end
-        -- Expired entries are trimmed by fetch and by the sweeper, not here: the cap may
-        -- count a few of them, which only makes it stricter.
-        if redis.call('XLEN', k_pending) >= tonumber(a_maxPending) then return {2} end
-        local id = redis.call('XADD', k_pending, '*', 'm', a_payload)
-        redis.call('PEXPIRE', k_pending, ttl + 3600000)
-        redis.call('SET', k_record, id .. ' ' .. a_spelt, 'PX', ttl)
-        redis.call('INCR', k_pendingCount)
-        redis.call('ZADD', k_pendingIndex, now, a_to)
-        local peer_ttl = tonumber(a_peerTTL)
-        -- A pair that talks keeps its score (and the set its TTL) refreshed at most once per
-        -- 1/1000 of the window (43 min of 30 days): a read per message instead of two writes
-        -- (fewer commands, and a smaller AOF). Every write is a ZADD with its PEXPIRE, so the
-        -- set lives at least the window past its newest score.
-        local stale = now - math.floor(peer_ttl / 1000)
-        local function refresh(key, peer)
-          local seen = redis.call('ZSCORE', key, peer)
-          if not seen or tonumber(seen) < stale then
-            -- Old peers are pruned when a new one joins (rare next to messages).
-            if not seen then redis.call('ZREMRANGEBYSCORE', key, '-inf', now - peer_ttl) end
-            redis.call('ZADD', key, now, peer)
-            redis.call('PEXPIRE', key, peer_ttl)
-          end
-        end
-        refresh(k_senderPeers, a_to)
-        refresh(k_recipientPeers, a_from)
+        local stored = store_message({blocked = k_blocked, from = a_from, record = k_record, pending = k_pending,
+          max = a_maxPending, payload = a_payload, ttl = ttl, spelt = a_spelt, count = k_pendingCount,
+          index = k_pendingIndex, to = a_to, peers = k_recipientPeers, peer_ttl = tonumber(a_peerTTL)}, now)
+        if type(stored) == 'table' then return stored end
+        refresh_peer(k_senderPeers, a_to, now, tonumber(a_peerTTL))
         local frame = function() return \(lua(MessageFrames.messageReceivedPrefix)) .. a_payload .. \(lua(MessageFrames.messageReceivedSuffix)) end
         local where = route(k_route, a_to, 'm', a_receivedAtMicros, frame, a_node, a_nodePrefix, a_channelPrefix)
         local woke = 0
-        if where == 'offline' and a_wakeWindow ~= '0' and redis.call('SET', k_pushWake, '1', 'NX', 'PX', a_wakeWindow) then
-          woke = 1
-        end
-        return {0, id, where, woke}
+        if where == 'offline' then woke = claim_wake(k_pushWake, a_wakeWindow) end
+        return {0, stored, where, woke}
         """)
 
     /// A Lua string literal of `text`, for the frame envelopes the scripts splice.
@@ -241,16 +252,15 @@ package enum MessageScripts {
         return 1
         """)
 
-    package enum HeartbeatKey: String, ScriptNames {
-        /// `node:{id}`.
-        case node, pendingIndex, pendingCount
+    package enum SweepKey: String, ScriptNames {
+        /// `pending-index:{<slot tag>}`, `pending-count:{<slot tag>}` (or the legacy pair).
+        case pendingIndex, pendingCount
     }
-    package enum HeartbeatArgument: String, ScriptNames { case nodeTTL, pendingTTL, pendingPrefix, batch }
+    package enum SweepArgument: String, ScriptNames { case pendingTTL, pendingPrefix, batch }
 
-    /// Node heartbeat and pending-queue sweeper: drops queues whose newest message expired;
-    /// answers the pending count.
-    package static let heartbeat = RedisScript(keys: HeartbeatKey.self, arguments: HeartbeatArgument.self, prelude: prelude, """
-        redis.call('SET', k_node, '1', 'PX', a_nodeTTL)
+    /// The pending-queue sweeper of one slot (`RedisPendingSweep`): drops queues whose newest
+    /// message expired; answers the slot's pending count.
+    package static let sweep = RedisScript(keys: SweepKey.self, arguments: SweepArgument.self, prelude: prelude, """
         local cutoff = now_ms() - tonumber(a_pendingTTL)
         local users = redis.call('ZRANGEBYSCORE', k_pendingIndex, '-inf', cutoff, 'LIMIT', 0, tonumber(a_batch))
         for _, user in ipairs(users) do

@@ -135,12 +135,7 @@ package struct RedisKeys: Sendable {
     /// `blocks`, loaded at login and kept in step by block/unblock): what the scripts check.
     package func blocked(_ whisperId: WhisperID) -> [UInt8] { tagged("blocked", whisperId.string) }
 
-    /// `pending-count` → messages in all pending queues (for `whisper_pending_messages`).
-    package var pendingCount: [UInt8] { Array(joined.pendingCount.utf8) }
-
-    /// `pending-index` → sorted set of users with a pending queue, scored by the last append,
-    /// so the sweeper finds queues that expired whole.
-    package var pendingIndex: [UInt8] { Array(joined.pendingIndex.utf8) }
+    // `pending-count:{<slot tag>}`, `pending-index:{<slot tag>}`: PendingSlots.swift.
 
     // MARK: Calls (CallScripts)
 

@@ -6,7 +6,7 @@ import WhisperStorage
 /// script — one round trip — per operation.
 package final class RedisMessageStore: MessageStore {
     /// The `Limits` the scripts take, in their units.
-    private struct Settings {
+    struct Settings {
         let pendingTTLMillis: Int64
         let peerTTLMillis: Int64
         let maxPendingPerUser: Int
@@ -23,12 +23,12 @@ package final class RedisMessageStore: MessageStore {
         }
     }
 
-    private let redis: RedisClient
-    private let keys: RedisKeys
-    private let node: String
-    private let settings: Settings
+    let redis: RedisClient
+    let keys: RedisKeys
+    let node: String
+    let settings: Settings
     /// `WHISPER_REDIS_MIN_REPLICAS` > 0: the `WAIT` behind every accept.
-    private let replicaWait: RedisReplicaWait?
+    let replicaWait: RedisReplicaWait?
 
     package init(redis: RedisClient, keys: RedisKeys, node: String, limits: Limits) {
         self.redis = redis
@@ -39,6 +39,7 @@ package final class RedisMessageStore: MessageStore {
     }
 
     package func accept(_ message: MessageAcceptance, completion: @escaping StoreCompletion<AcceptOutcome>) {
+        if redis.isCluster { return acceptInSteps(message, completion: completion) }
         // Written straight into one command: this runs for every message (docs/benchmarks.md).
         let call = RedisScriptCall(MessageScripts.accept, capacity: 512 + message.deliveryPayload.count, keys: { command in
             command.write(MessageScripts.AcceptKey.self) { name, command in
@@ -48,8 +49,8 @@ package final class RedisMessageStore: MessageStore {
                 case .route: keys.route(message.to, into: &command)
                 case .senderPeers: keys.peers(message.from, into: &command)
                 case .recipientPeers: keys.peers(message.to, into: &command)
-                case .pendingCount: command.append(keys.joined.pendingCount)
-                case .pendingIndex: command.append(keys.joined.pendingIndex)
+                case .pendingCount: keys.pendingCount(of: message.to, into: &command)
+                case .pendingIndex: keys.pendingIndex(of: message.to, into: &command)
                 case .pushWake: keys.pushWake(message.to, into: &command)
                 case .blocked: keys.blocked(message.to, into: &command)
                 }
@@ -87,7 +88,7 @@ package final class RedisMessageStore: MessageStore {
         }
     }
 
-    private static func acceptOutcome(_ result: Result<RedisReply, RedisError>) -> Result<AcceptOutcome, StoreError> {
+    static func acceptOutcome(_ result: Result<RedisReply, RedisError>) -> Result<AcceptOutcome, StoreError> {
         RedisReplies.tagged(result) { status, reply -> AcceptOutcome? in
             switch status {
             case 1: return .duplicate
@@ -106,7 +107,7 @@ package final class RedisMessageStore: MessageStore {
 
     /// An outcome the sender is acknowledged for stays so only when `wanted` replicas confirmed
     /// it; refusals stored nothing to confirm.
-    private static func confirmed(_ outcome: AcceptOutcome, replicas: Int?, wanted: Int) -> AcceptOutcome {
+    static func confirmed(_ outcome: AcceptOutcome, replicas: Int?, wanted: Int) -> AcceptOutcome {
         switch outcome {
         case .accepted, .duplicate, .dropped:
             guard let replicas, replicas >= wanted else { return .unconfirmed(outcome, replicas: replicas) }
@@ -122,7 +123,7 @@ package final class RedisMessageStore: MessageStore {
         let call = RedisScriptCall(MessageScripts.fetch, keys: { (name: MessageScripts.FetchKey) in
             switch name {
             case .pending: keys.pending(recipient)
-            case .pendingCount: keys.pendingCount
+            case .pendingCount: keys.pendingCount(of: recipient)
             }
         }, arguments: { (name: MessageScripts.FetchArgument) in
             switch name {
@@ -149,6 +150,7 @@ package final class RedisMessageStore: MessageStore {
     }
 
     package func applyReceipt(_ receipt: ReceiptApplication, completion: @escaping StoreCompletion<ReceiptOutcome>) {
+        if redis.isCluster { return applyReceiptInSteps(receipt, completion: completion) }
         let call = RedisScriptCall(MessageScripts.receipt, capacity: 640, keys: { command in
             command.write(MessageScripts.ReceiptKey.self) { name, command in
                 switch name {
@@ -156,7 +158,7 @@ package final class RedisMessageStore: MessageStore {
                 case .pending: keys.pending(receipt.recipient, into: &command)
                 case .senderRoute: keys.route(receipt.sender, into: &command)
                 case .senderEvents: keys.events(receipt.sender, into: &command)
-                case .pendingCount: command.append(keys.joined.pendingCount)
+                case .pendingCount: keys.pendingCount(of: receipt.recipient, into: &command)
                 case .legacyRecord: keys.legacyMessage(from: receipt.sender, id: receipt.messageId, into: &command)
                 }
             }

@@ -33,8 +33,6 @@ package final class RedisPresence: PresenceStore {
         let pendingTTLMillis: Int64
         let offlineGraceMillis: Int64
         let presenceSweepBatch: Int
-        /// Queues examined per heartbeat by the sweeper.
-        let sweepBatch = 100
 
         init(_ limits: Limits) {
             nodeTTLMillis = Int64(limits.nodeTTLSeconds) * 1000
@@ -48,6 +46,8 @@ package final class RedisPresence: PresenceStore {
     private let keys: RedisKeys
     private let node: String
     private let settings: Settings
+    /// Loop 0's: the other loops never heartbeat.
+    private lazy var pendingSweep = RedisPendingSweep(redis: redis, keys: keys, pendingTTLMillis: settings.pendingTTLMillis)
     /// The settings every `PresenceScripts` script takes at the end of its ARGV.
     private let announceArguments: [[UInt8]]
 
@@ -156,28 +156,11 @@ package final class RedisPresence: PresenceStore {
         }
     }
 
-    /// Renews this node's liveness key, sweeps pending queues that expired whole, and
-    /// answers the number of pending messages on all nodes.
+    /// Renews this node's liveness key, sweeps pending queues that expired whole
+    /// (`RedisPendingSweep`), and answers the number of pending messages on all nodes.
     package func heartbeat(completion: @escaping StoreCompletion<Int64>) {
-        let call = RedisScriptCall(MessageScripts.heartbeat, keys: { (name: MessageScripts.HeartbeatKey) in
-            switch name {
-            case .node: keys.node(node)
-            case .pendingIndex: keys.pendingIndex
-            case .pendingCount: keys.pendingCount
-            }
-        }, arguments: { (name: MessageScripts.HeartbeatArgument) in
-            switch name {
-            case .nodeTTL: Array(String(settings.nodeTTLMillis).utf8)
-            case .pendingTTL: Array(String(settings.pendingTTLMillis).utf8)
-            case .pendingPrefix: Array(keys.pendingPrefix.utf8)
-            case .batch: Array(String(settings.sweepBatch).utf8)
-            }
-        })
-        redis.evalScript(call) { result in
-            completion(RedisReplies.value(result).flatMap { value in
-                guard let count = value.integer else { return .failure(RedisReplies.unexpected(value)) }
-                return .success(count)
-            })
-        }
+        redis.send([Array("SET".utf8), keys.node(node), Array("1".utf8), Array("PX".utf8),
+                    RedisMessageStore.text(settings.nodeTTLMillis)]) { _ in }
+        pendingSweep.run(completion: completion)
     }
 }

@@ -83,8 +83,32 @@ package final class RedisRateLimitStore: RateLimitStore {
         self.keys = keys
     }
 
+    /// On a Redis Cluster the buckets of different subjects (an identity and an address) live
+    /// in different slots: each subject is charged by a script of its own, all in one round
+    /// trip, and the hit is refused with the longest wait when any refused — a subject that
+    /// had room is then charged anyway (the all-or-nothing of one script holds per subject).
     package func hit(_ buckets: [RateLimitBucket], nonce: String, completion: @escaping StoreCompletion<RateLimitDecision>) {
         guard !buckets.isEmpty else { return redis.loop.deferToEndOfIteration { completion(.success(.allowed)) } }
+        let subjects = Dictionary(grouping: buckets) { RedisKeys.rateLimitTag($0.subject) }
+        guard redis.isCluster, subjects.count > 1 else { return charge(buckets, nonce: nonce, completion: completion) }
+        var remaining = subjects.count
+        var decision = Result<RateLimitDecision, StoreError>.success(.allowed)
+        for buckets in subjects.values {
+            charge(buckets, nonce: nonce) { result in
+                switch (decision, result) {
+                case (.failure, _): break
+                case (_, .failure): decision = result
+                case (.success(.limited(let longest)), .success(.limited(let wait))) where longest >= wait: break
+                case (_, .success(.limited)): decision = result
+                case (_, .success(.allowed)): break
+                }
+                remaining -= 1
+                if remaining == 0 { completion(decision) }
+            }
+        }
+    }
+
+    private func charge(_ buckets: [RateLimitBucket], nonce: String, completion: @escaping StoreCompletion<RateLimitDecision>) {
         let names = Argument.allCases.map { name in
             switch name {
             case .hit: Array(nonce.utf8)

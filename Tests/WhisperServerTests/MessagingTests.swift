@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WhisperProtocol
 import WhisperTesting
 
 /// 1:1 messaging over real sockets against real Redis and PostgreSQL: live delivery, the
@@ -279,6 +280,33 @@ import WhisperTesting
             try await Task.sleep(nanoseconds: 50_000_000)
         }
         #expect(gauge == 1)
+    }
+
+    /// Servers before 2026-11-27 counted every queue in one `pending-count` (and indexed them in
+    /// one `pending-index`); the per-slot counters replaced them (`PendingSlots`). A Redis they
+    /// wrote keeps its old total in the gauge, and its queues that expire are still swept.
+    @Test func legacyPendingCount_isAddedToTheGauge_andItsExpiredQueuesAreSwept() async throws {
+        let prefix = "test-\(UUID().uuidString.prefix(8).lowercased()):"
+        let redis = try Identity.redis()
+        let stale = WhisperID.random().string, stream = prefix + "pending:{" + stale + "}"
+        _ = try redis.command(["SET", prefix + "layout", "2"])
+        _ = try redis.command(["XADD", stream, "1-1", "m", "{}"])
+        _ = try redis.command(["SET", prefix + "pending-count", "5"])
+        _ = try redis.command(["ZADD", prefix + "pending-index", "1", stale])
+        let server = try await TestServer(["WHISPER_REDIS_PREFIX": prefix])
+        defer { server.stop() }
+        let alice = try Phone.online(server), bob = try Phone.online(server)
+        try alice.sendAccepted(to: bob.id)
+        // 4 older messages still queued, the stale one swept, and the new one.
+        var gauge: Double?
+        for _ in 0..<140 where gauge != 5 {
+            gauge = try Identity.metricValue(server, "whisper_pending_messages")
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        #expect(gauge == 5)
+        #expect(try redis.command(["EXISTS", stream]) == .integer(0))
+        #expect(try redis.command(["GET", prefix + "pending-count"]).text == "4")
+        #expect(try redis.command(["ZCARD", prefix + "pending-index"]) == .integer(0))
     }
 
     @Test func fetchPending_isRateLimitedPerIdentity_withRetryAfter_andTheSocketKeepsWorking() async throws {

@@ -1,3 +1,4 @@
+import WhisperTesting
 import Synchronization
 import WhisperRuntime
 @testable import WhisperStorage

@@ -1,0 +1,289 @@
+import WhisperProtocol
+import WhisperServices
+import WhisperStorage
+
+/// Accepts and receipts on a Redis Cluster, in steps of one slot each (`MessageStepScripts`
+/// says why each step is safe to repeat). The outcomes are the single script's, so the service
+/// cannot tell the two apart.
+extension RedisMessageStore {
+    /// The charges (the sender's step, one step per other rate-limited subject and, for a group
+    /// message, the epoch read) in one round trip, then the recipient's step. A stale epoch is
+    /// seen after the charges: the retry under the new epoch is not charged again (a group
+    /// message's per-subject marks), and direct messages have no epoch.
+    func acceptInSteps(_ message: MessageAcceptance, completion: @escaping StoreCompletion<AcceptOutcome>) {
+        chargeInSteps(message) { [self] result in
+            switch result {
+            case .failure(let error): completion(.failure(error))
+            case .success(let refusal?): completion(.success(refusal))
+            case .success(nil): storeForRecipient(message, completion: completion)
+            }
+        }
+    }
+
+    /// The first round trip of an accept: nil when every charge passed (and the epoch holds).
+    package func chargeInSteps(_ message: MessageAcceptance, completion: @escaping StoreCompletion<AcceptOutcome?>) {
+        let subjects = Dictionary(grouping: message.rateLimit.buckets) { RedisKeys.rateLimitTag($0.subject) }
+        let others = subjects.filter { $0.key != message.from.string }
+        let charges = AcceptCharges(steps: 1 + others.count + (message.group == nil ? 0 : 1), done: completion)
+        let senderLogs = subjects[message.from.string] ?? []
+        let senderCall = RedisScriptCall(MessageStepScripts.sender, keys: { (name: MessageStepScripts.SenderKey) in
+            switch name {
+            // Unread for a direct message: any key of the sender's slot.
+            case .mark: groupMark(message, subjectTag: message.from.string) ?? keys.peers(message.from)
+            case .peers: keys.peers(message.from)
+            }
+        }, arguments: { (name: MessageStepScripts.SenderArgument) in
+            switch name {
+            case .hit: Array(message.rateLimit.nonce.utf8)
+            case .to: Array(message.to.string.utf8)
+            case .peerTTL: Self.text(settings.peerTTLMillis)
+            case .markTTL: Self.text(settings.pendingTTLMillis)
+            case .marked: Self.flag(message.group != nil)
+            }
+        }, moreKeys: keys.rateLimits(senderLogs), moreArguments: RedisRateLimitStore.limitArguments(senderLogs))
+        redis.evalScript(senderCall, retryOnce: true) { charges.charged($0) }
+        for (tag, buckets) in others {
+            let logs = keys.rateLimits(buckets)
+            let call = RedisScriptCall(MessageStepScripts.address, keys: { (_: MessageStepScripts.AddressKey) in
+                groupMark(message, subjectTag: tag) ?? logs[0]
+            }, arguments: { (name: MessageStepScripts.AddressArgument) in
+                switch name {
+                case .hit: Array(message.rateLimit.nonce.utf8)
+                case .markTTL: Self.text(settings.pendingTTLMillis)
+                case .marked: Self.flag(message.group != nil)
+                }
+            }, moreKeys: logs, moreArguments: RedisRateLimitStore.limitArguments(buckets))
+            redis.evalScript(call, retryOnce: true) { charges.charged($0) }
+        }
+        if let group = message.group {
+            redis.send([Array("GET".utf8), keys.groupEpoch(group.groupId)]) { result in
+                charges.step(RedisReplies.value(result).map { value in
+                    (value.string ?? GroupScripts.noEpoch) == group.epoch ? nil : .membershipChanged
+                })
+            }
+        }
+    }
+
+    /// `group-charge:{<subject tag>}:<groupId>:<messageId>`: a group message's mark in one
+    /// subject's slot; nil for a direct message.
+    private func groupMark(_ message: MessageAcceptance, subjectTag: String) -> [UInt8]? {
+        message.group.map { group in
+            Array((keys.joined.groupChargeTag + subjectTag + "}:" + group.groupId.string + ":" + message.messageId.string).utf8)
+        }
+    }
+
+    private static func flag(_ on: Bool) -> [UInt8] { [on ? UInt8(ascii: "1") : UInt8(ascii: "0")] }
+
+    /// The recipient's step, then — when the route names another node — the publish to it.
+    private func storeForRecipient(_ message: MessageAcceptance, completion: @escaping StoreCompletion<AcceptOutcome>) {
+        let call = RedisScriptCall(MessageStepScripts.recipient, capacity: 512 + message.deliveryPayload.count, keys: { command in
+            command.write(MessageStepScripts.RecipientKey.self) { name, command in
+                switch name {
+                case .record: keys.message(to: message.to, from: message.from, id: message.messageId, into: &command)
+                case .pending: keys.pending(message.to, into: &command)
+                case .peers: keys.peers(message.to, into: &command)
+                case .pendingCount: keys.pendingCount(of: message.to, into: &command)
+                case .pendingIndex: keys.pendingIndex(of: message.to, into: &command)
+                case .blocked: keys.blocked(message.to, into: &command)
+                case .route: keys.route(message.to, into: &command)
+                case .pushWake: keys.pushWake(message.to, into: &command)
+                }
+            }
+        }, arguments: { command in
+            command.write(MessageStepScripts.RecipientArgument.self) { name, command in
+                switch name {
+                case .to: command.append(message.to.string)
+                case .from: command.append(message.from.string)
+                case .payload: command.append(message.deliveryPayload)
+                case .pendingTTL: command.append(settings.pendingTTLMillis)
+                case .peerTTL: command.append(settings.peerTTLMillis)
+                case .maxPending: command.append(settings.maxPendingPerUser)
+                case .spelt: command.append(message.messageIdText)
+                case .wakeWindow: command.append(message.wakeWindowMillis ?? 0)
+                }
+            }
+        })
+        // Routed like the single script routes: another node's socket gets the frame by publish.
+        let route: (_ outcome: AcceptOutcome, _ remote: LiveRoute?) -> Void = { [self] outcome, remote in
+            guard let remote else { return completion(.success(outcome)) }
+            publish(MessageFrames.messageReceived(deliveryPayload: message.deliveryPayload), to: message.to, at: remote,
+                    kind: "m", receivedAtMicros: message.receivedAtMicros) { [self] received in
+                if received { return completion(.success(outcome)) }
+                claimWake(message) { woke in completion(.success(Self.offline(outcome, wakeClaimed: woke))) }
+            }
+        }
+        guard let replicaWait else {
+            return redis.evalScript(call, retryOnce: true, reading: { [self] result in
+                switch recipientOutcome(result) {
+                case .success(let stored): route(stored.outcome, stored.remote)
+                case .failure(let error): completion(.failure(error))
+                }
+            })
+        }
+        redis.evalScript(call, retryOnce: true, then: replicaWait, reading: recipientOutcome) { stored, replicas in
+            switch stored {
+            case .success(let stored):
+                route(Self.confirmed(stored.outcome, replicas: replicas, wanted: replicaWait.replicas), stored.remote)
+            case .failure(let error): completion(.failure(error))
+            }
+        }
+    }
+
+    /// What the recipient's step answered: the outcome, and the route when it names another node.
+    private func recipientOutcome(_ result: Result<RedisReply, RedisError>) -> Result<(outcome: AcceptOutcome, remote: LiveRoute?), StoreError> {
+        let node = node
+        return RedisReplies.tagged(result) { status, reply -> (outcome: AcceptOutcome, remote: LiveRoute?)? in
+            switch status {
+            case 1: return (.duplicate, nil)
+            case 2: return (.queueFull, nil)
+            case 5: return (.dropped, nil)
+            default:
+                guard reply.count == 4, let cursor = reply[1]?.string.flatMap(PendingCursor.init),
+                      let where_ = reply[2]?.string, let woke = reply[3]?.integer
+                else { return nil }
+                if where_ == "offline" { return (.accepted(cursor: cursor, routing: .offline, wakeClaimed: woke == 1), nil) }
+                guard let route = LiveRoute(text: where_) else { return nil }
+                if route.node == node { return (.accepted(cursor: cursor, routing: .local(route), wakeClaimed: false), nil) }
+                return (.accepted(cursor: cursor, routing: .remote, wakeClaimed: false), route)
+            }
+        }
+    }
+
+    /// A remote routing that reached nobody (that node died or its subscriber is reconnecting)
+    /// is offline, as inside the single script.
+    private static func offline(_ outcome: AcceptOutcome, wakeClaimed: Bool) -> AcceptOutcome {
+        switch outcome {
+        case .accepted(let cursor, .remote, _): .accepted(cursor: cursor, routing: .offline, wakeClaimed: wakeClaimed)
+        case .unconfirmed(let inner, let replicas): .unconfirmed(offline(inner, wakeClaimed: wakeClaimed), replicas: replicas)
+        default: outcome
+        }
+    }
+
+    /// The push window claim the recipient's step makes for an offline recipient (`SET NX PX`).
+    private func claimWake(_ message: MessageAcceptance, completion: @escaping (Bool) -> Void) {
+        guard let window = message.wakeWindowMillis, window > 0 else { return completion(false) }
+        redis.send([Array("SET".utf8), keys.pushWake(message.to), Array("1".utf8), Array("NX".utf8), Array("PX".utf8),
+                    Self.text(window)]) { result in
+            guard case .success(.status) = result else { return completion(false) }
+            completion(true)
+        }
+    }
+
+    /// Publishes a frame for `user`'s socket at `route` on its node's delivery channel
+    /// (`DeliveryNotice`'s form); `completion(false)` when nobody received it.
+    func publish(_ frame: [UInt8], to user: WhisperID, at route: LiveRoute, kind: String, receivedAtMicros: Int64,
+                 completion: @escaping (Bool) -> Void) {
+        let notice = Array((route.text + " " + user.string + " " + kind + " " + String(receivedAtMicros) + "\n").utf8) + frame
+        redis.send([Array("SPUBLISH".utf8), keys.deliveryChannel(route.node), notice]) { result in
+            guard case .success(.integer(let receivers)) = result else { return completion(false) }
+            completion(receivers > 0)
+        }
+    }
+
+    // MARK: Receipts
+
+    /// The recipient's step (the record, the queue), then the sender's (`message_delivered`,
+    /// routed or kept) — run again for a repeated `delivered` receipt, whose first sender step
+    /// may have been cut off, so the sender may be told twice, never not at all.
+    func applyReceiptInSteps(_ receipt: ReceiptApplication, completion: @escaping StoreCompletion<ReceiptOutcome>) {
+        receiptForRecipient(receipt) { [self] applied in
+            switch applied {
+            case .failure(let error): completion(.failure(error))
+            case .success(nil): completion(.success(.unknown))
+            case .success(let applied?):
+                notifySender(receipt, spelt: applied.spelt) { routing in
+                    completion(routing.map { .applied(removed: applied.removed, routing: $0, messageIdText: applied.spelt) })
+                }
+            }
+        }
+    }
+
+    /// The recipient's step of a receipt: nil for an unknown message.
+    package func receiptForRecipient(_ receipt: ReceiptApplication,
+                                     completion: @escaping StoreCompletion<(removed: Bool, spelt: String)?>) {
+        let call = RedisScriptCall(MessageStepScripts.receipt, keys: { (name: MessageStepScripts.ReceiptKey) in
+            switch name {
+            case .record: keys.message(to: receipt.recipient, from: receipt.sender, id: receipt.messageId)
+            case .pending: keys.pending(receipt.recipient)
+            case .pendingCount: keys.pendingCount(of: receipt.recipient)
+            }
+        }, arguments: { (_: MessageStepScripts.ReceiptArgument) in Array(receipt.status.rawValue.utf8) })
+        redis.evalScript(call, retryOnce: true) { result in
+            completion(RedisReplies.tagged(result) { status, items -> (removed: Bool, spelt: String)?? in
+                guard status == 1 else { return .some(nil) }
+                guard items.count == 4, let removed = items[1].integer, let spelt = items[2].string else { return nil }
+                return (removed > 0, spelt)
+            })
+        }
+    }
+
+    private func notifySender(_ receipt: ReceiptApplication, spelt: String, completion: @escaping StoreCompletion<Routing>) {
+        let frame = receipt.notification.head + Array(spelt.utf8) + receipt.notification.tail
+        let call = RedisScriptCall(MessageStepScripts.notice, keys: { (name: MessageStepScripts.NoticeKey) in
+            switch name {
+            case .route: keys.route(receipt.sender)
+            case .events: keys.events(receipt.sender)
+            }
+        }, arguments: { (name: MessageStepScripts.NoticeArgument) in
+            switch name {
+            case .frame: frame
+            case .eventTTL: Self.text(settings.eventTTLMillis)
+            case .maxEvents: Self.text(Int64(settings.maxEventsPerUser))
+            }
+        })
+        redis.evalScript(call, retryOnce: true) { [self] result in
+            switch RedisReplies.value(result) {
+            case .failure(let error): completion(.failure(error))
+            case .success(let value):
+                guard let text = value.string else { return completion(.failure(RedisReplies.unexpected(value))) }
+                if text == "offline" { return completion(.success(.offline)) }
+                guard let route = LiveRoute(text: text) else { return completion(.failure(RedisReplies.unexpected(value))) }
+                if route.node == node { return completion(.success(.local(route))) }
+                publish(frame, to: receipt.sender, at: route, kind: "e", receivedAtMicros: 0) { [self] received in
+                    if received { return completion(.success(.remote)) }
+                    keepEvent(frame, for: receipt.sender) { kept in completion(kept.map { .offline }) }
+                }
+            }
+        }
+    }
+}
+
+/// The charge steps of one accept, joined: the first failure, else the longest rate-limit wait
+/// or a stale epoch, else nil (every charge passed).
+private final class AcceptCharges {
+    private var remaining: Int
+    private var refusal: AcceptOutcome?
+    private var failure: StoreError?
+    private let done: (Result<AcceptOutcome?, StoreError>) -> Void
+
+    init(steps: Int, done: @escaping (Result<AcceptOutcome?, StoreError>) -> Void) {
+        remaining = steps
+        self.done = done
+    }
+
+    /// A charge step's `{3, wait}` or `{0}`.
+    func charged(_ result: Result<RedisValue, RedisError>) {
+        step(RedisReplies.tagged(result) { status, items -> AcceptOutcome?? in
+            switch status {
+            case 0: return .some(nil)
+            case 3: return items.count == 2 ? items[1].integer.map { .rateLimited(retryAfterMs: $0) } : nil
+            default: return nil
+            }
+        })
+    }
+
+    func step(_ result: Result<AcceptOutcome?, StoreError>) {
+        switch result {
+        case .failure(let error): failure = failure ?? error
+        case .success(.rateLimited(let wait)?):
+            if case .rateLimited(let longest)? = refusal, longest >= wait { break }
+            if refusal != .membershipChanged { refusal = .rateLimited(retryAfterMs: wait) }
+        case .success(let other?): refusal = other
+        case .success(nil): break
+        }
+        remaining -= 1
+        guard remaining == 0 else { return }
+        if let failure { return done(.failure(failure)) }
+        done(.success(refusal))
+    }
+}

@@ -1,0 +1,338 @@
+import Foundation
+import Testing
+import WhisperOps
+import WhisperProtocol
+import WhisperRuntime
+import WhisperServices
+import WhisperStorage
+import WhisperStores
+import WhisperTesting
+
+/// The message store's accept and receipt on the real 3-primary + 3-replica Redis Cluster that
+/// scripts/test starts (`WHISPER_TEST_REDIS_CLUSTER_URL`): in steps of one slot each
+/// (`MessageStepScripts`), including a node that dies between two steps — shown by running the
+/// first step alone and then the client's retry of the whole operation.
+@Suite("Message steps on a real Redis Cluster") struct MessageStepsClusterTests {
+    @Test func accept_fetch_receipt_acrossSlots_offlineSenderKeepsTheNotice() async throws {
+        let cluster = try await StepsCluster()
+        defer { cluster.close() }
+        let (from, to) = (WhisperID.random(), WhisperID.random())
+        #expect(PendingSlots.slot(of: from) != PendingSlots.slot(of: to))
+        let message = cluster.message(from: from, to: to, client: "192.0.2.7", wakeWindowMillis: 30_000)
+
+        let accepted = try await cluster.accept(message)
+        guard case .accepted(_, .offline, wakeClaimed: true) = accepted else {
+            Issue.record("not accepted offline with a wake claim: \(accepted)")
+            return
+        }
+        #expect(try await cluster.accept(message) == .duplicate)
+        let page = try await cluster.fetch(to)
+        #expect(page.messages.map(\.payload) == [message.deliveryPayload])
+        #expect(try await cluster.pendingTotal() == 1)
+
+        let receipt = cluster.receipt(of: message, status: .delivered)
+        #expect(try await cluster.receipt(receipt) == .applied(removed: true, routing: .offline, messageIdText: message.messageIdText))
+        #expect(try await cluster.fetch(to).messages.isEmpty)
+        #expect(try await cluster.keptEvents(from).count == 1)
+        #expect(try await cluster.pendingTotal() == 0)
+        // Unknown ids stay unknown.
+        let stranger = cluster.receipt(of: cluster.message(from: from, to: to, client: "192.0.2.7"), status: .delivered)
+        #expect(try await cluster.receipt(stranger) == .unknown)
+    }
+
+    @Test func nodeDiesAfterTheCharges_theRetryIsStoredOnce_andAGroupMessageIsChargedOnce() async throws {
+        let cluster = try await StepsCluster()
+        defer { cluster.close() }
+        let (from, to) = (WhisperID.random(), WhisperID.random())
+        let group = GroupStamp(groupId: GroupID.random(), epoch: "e1")
+        try await cluster.setEpoch(group)
+        let message = cluster.message(from: from, to: to, client: "192.0.2.8", group: group)
+
+        // The first node charged the sender and the address, then died: nothing is queued.
+        #expect(try await cluster.chargeOnly(message) == nil)
+        #expect(try await cluster.fetch(to).messages.isEmpty)
+        // The client's retry (same envelope, another node): stored once, charged nothing more.
+        guard case .accepted = try await cluster.accept(cluster.retry(of: message)) else {
+            Issue.record("the retry was not accepted")
+            return
+        }
+        #expect(try await cluster.accept(cluster.retry(of: message)) == .duplicate)
+        #expect(try await cluster.fetch(to).messages.count == 1)
+        #expect(try await cluster.hits(subject: "id:" + from.string) == 1)
+        #expect(try await cluster.hits(subject: "ip:192.0.2.8") == 1)
+
+        // Another member's envelope of the same group message goes free as well.
+        let other = WhisperID.random()
+        guard case .accepted = try await cluster.accept(cluster.retry(of: message, to: other)) else {
+            Issue.record("the second envelope was not accepted")
+            return
+        }
+        #expect(try await cluster.hits(subject: "id:" + from.string) == 1)
+
+        // A direct message cut off the same way is charged again by its retry: at worst twice.
+        let direct = cluster.message(from: from, to: to, client: "192.0.2.8")
+        #expect(try await cluster.chargeOnly(direct) == nil)
+        guard case .accepted = try await cluster.accept(cluster.retry(of: direct)) else {
+            Issue.record("the direct retry was not accepted")
+            return
+        }
+        #expect(try await cluster.hits(subject: "id:" + from.string) == 3)
+        #expect(try await cluster.fetch(to).messages.count == 2)
+    }
+
+    @Test func staleEpoch_refuses_andTheRetryUnderTheNewEpochIsNotChargedAgain() async throws {
+        let cluster = try await StepsCluster()
+        defer { cluster.close() }
+        let (from, to) = (WhisperID.random(), WhisperID.random())
+        let groupId = GroupID.random()
+        try await cluster.setEpoch(GroupStamp(groupId: groupId, epoch: "new"))
+        let stale = cluster.message(from: from, to: to, client: "192.0.2.9", group: GroupStamp(groupId: groupId, epoch: "old"))
+        #expect(try await cluster.accept(stale) == .membershipChanged)
+        #expect(try await cluster.fetch(to).messages.isEmpty)
+        let current = cluster.retry(of: stale, group: GroupStamp(groupId: groupId, epoch: "new"))
+        guard case .accepted = try await cluster.accept(current) else {
+            Issue.record("not accepted under the current epoch")
+            return
+        }
+        #expect(try await cluster.hits(subject: "id:" + from.string) == 1)
+    }
+
+    @Test func nodeDiesBetweenTheReceiptsSteps_theRetryStillTellsTheSender() async throws {
+        let cluster = try await StepsCluster()
+        defer { cluster.close() }
+        let (from, to) = (WhisperID.random(), WhisperID.random())
+        let message = cluster.message(from: from, to: to, client: "192.0.2.10")
+        guard case .accepted = try await cluster.accept(message) else {
+            Issue.record("not accepted")
+            return
+        }
+        let receipt = cluster.receipt(of: message, status: .delivered)
+        // The recipient's step ran, the sender's did not: the queue is empty, nobody was told.
+        let first = try await cluster.receiptRecipientStepOnly(receipt)
+        #expect(first?.removed == true)
+        #expect(try await cluster.keptEvents(from).isEmpty)
+        #expect(try await cluster.fetch(to).messages.isEmpty)
+        // The client's retry of the receipt tells the sender; the count went down once.
+        #expect(try await cluster.receipt(receipt) == .applied(removed: false, routing: .offline, messageIdText: message.messageIdText))
+        #expect(try await cluster.keptEvents(from).count == 1)
+        #expect(try await cluster.pendingTotal() == 0)
+    }
+
+    @Test func recipientOnAnotherNode_getsThePublishedFrame_andNobodyListeningMeansOffline() async throws {
+        let cluster = try await StepsCluster()
+        defer { cluster.close() }
+        let (from, to) = (WhisperID.random(), WhisperID.random())
+        let otherNode = "0ther" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        try await cluster.command(["SET", cluster.keys.route(to), Array("\(otherNode):0:7".utf8)])
+
+        // Nobody subscribed to that node's channel: offline, and the push window is claimed.
+        let unheard = cluster.message(from: from, to: to, client: "192.0.2.11", wakeWindowMillis: 30_000)
+        guard case .accepted(_, .offline, wakeClaimed: true) = try await cluster.accept(unheard) else {
+            Issue.record("a publish nobody heard was not offline")
+            return
+        }
+
+        let inbox = try await cluster.subscribe(cluster.keys.deliveryChannel(otherNode))
+        defer { inbox.close() }
+        let heard = cluster.message(from: from, to: to, client: "192.0.2.11", wakeWindowMillis: 30_000)
+        guard case .accepted(_, .remote, _) = try await cluster.accept(heard) else {
+            Issue.record("not routed to the other node")
+            return
+        }
+        let notice = try #require(await inbox.next())
+        let text = String(decoding: notice, as: UTF8.self)
+        #expect(text.hasPrefix("\(otherNode):0:7 \(to.string) m "))
+        #expect(notice.suffix(MessageFrames.messageReceived(deliveryPayload: heard.deliveryPayload).count)
+            == ArraySlice(MessageFrames.messageReceived(deliveryPayload: heard.deliveryPayload)))
+    }
+
+    @Test func rateLimitOverAnIdentityAndAnAddress_isOneStepPerSubject() async throws {
+        let cluster = try await StepsCluster(sendLimit: RateLimit(count: 2, windowSeconds: 60))
+        defer { cluster.close() }
+        let from = WhisperID.random()
+        for _ in 0..<2 {
+            #expect(try await cluster.hitSend(client: "192.0.2.12", from: from) == .allowed)
+        }
+        guard case .limited(let wait) = try await cluster.hitSend(client: "192.0.2.12", from: from) else {
+            Issue.record("the third hit was not limited")
+            return
+        }
+        #expect(wait > 0)
+    }
+}
+
+/// A cluster-mode `RedisClient` on a loop of its own, and a message store on it under a key
+/// prefix of this test.
+private final class StepsCluster: @unchecked Sendable {
+    let loop: TestLoop
+    let redis: RedisClient
+    let keys: RedisKeys
+    let store: RedisMessageStore
+    let limiter: RateLimiter
+    private let limits: Limits
+
+    init(sendLimit: RateLimit = RateLimit(count: 1_000, windowSeconds: 60)) async throws {
+        guard let url = ProcessInfo.processInfo.environment["WHISPER_TEST_REDIS_CLUSTER_URL"], !url.isEmpty else {
+            throw TestSocket.Failure.io("WHISPER_TEST_REDIS_CLUSTER_URL is not set: run through scripts/test")
+        }
+        var endpoint = try RedisEndpoint.parse(url)
+        endpoint.cluster = true
+        loop = try TestLoop()
+        redis = RedisClient(configuration: RedisConfiguration(endpoint: endpoint), loop: loop.loop, log: TestEnvironment.log)
+        redis.start()
+        keys = RedisKeys(prefix: TestEnvironment.uniqueName("steps") + ":")
+        limits = Limits()
+        store = RedisMessageStore(redis: redis, keys: keys, node: "thisnode", limits: limits)
+        var rateLimits = RateLimits.defaults
+        rateLimits[.send, .identity] = sendLimit
+        rateLimits[.send, .ip] = sendLimit
+        limiter = RateLimiter(limits: rateLimits, store: RedisRateLimitStore(redis: redis, keys: keys))
+        let redis = redis
+        guard await eventually(within: 10, { redis.isConnected }) else {
+            close()
+            throw TestSocket.Failure.io("the Redis Cluster at \(url) did not connect within 10 s")
+        }
+    }
+
+    func close() {
+        redis.close()
+        loop.shutdown()
+    }
+
+    func message(from: WhisperID, to: WhisperID, client: String, group: GroupStamp? = nil,
+                 wakeWindowMillis: Int64? = nil) -> MessageAcceptance {
+        let id = CanonicalUUID.random()
+        return MessageAcceptance(from: from, to: to, messageId: id, messageIdText: id.string.uppercased(),
+                                 deliveryPayload: Array("{\"n\":\"\(UUID().uuidString)\"}".utf8), receivedAtMicros: 1,
+                                 rateLimit: limiter.charge(.send, subjects: [.ip(client), .identity(from.string)]),
+                                 group: group, wakeWindowMillis: wakeWindowMillis)
+    }
+
+    /// The same envelope sent again (a new hit name, as a new frame gets), possibly to another member.
+    func retry(of message: MessageAcceptance, to: WhisperID? = nil, group: GroupStamp? = nil) -> MessageAcceptance {
+        let client = message.rateLimit.buckets.first { $0.subject.hasPrefix("ip:") }.map { String($0.subject.dropFirst(3)) } ?? ""
+        return MessageAcceptance(from: message.from, to: to ?? message.to, messageId: message.messageId,
+                                 messageIdText: message.messageIdText, deliveryPayload: message.deliveryPayload,
+                                 receivedAtMicros: message.receivedAtMicros,
+                                 rateLimit: limiter.charge(.send, subjects: [.ip(client), .identity(message.from.string)]),
+                                 group: group ?? message.group, wakeWindowMillis: message.wakeWindowMillis)
+    }
+
+    func receipt(of message: MessageAcceptance, status: ReceiptStatus) -> ReceiptApplication {
+        ReceiptApplication(recipient: message.to, sender: message.from, messageId: message.messageId,
+                           messageIdText: message.messageId.string, status: status,
+                           notification: MessageFrames.messageDeliveredParts(from: message.to, status: status, timestamp: 1))
+    }
+
+    func accept(_ message: MessageAcceptance) async throws -> AcceptOutcome {
+        try await loop.result { done in self.store.accept(message, completion: done) }
+    }
+
+    func chargeOnly(_ message: MessageAcceptance) async throws -> AcceptOutcome? {
+        try await loop.result { done in self.store.chargeInSteps(message, completion: done) }
+    }
+
+    func receipt(_ receipt: ReceiptApplication) async throws -> ReceiptOutcome {
+        try await loop.result { done in self.store.applyReceipt(receipt, completion: done) }
+    }
+
+    func receiptRecipientStepOnly(_ receipt: ReceiptApplication) async throws -> (removed: Bool, spelt: String)? {
+        try await loop.result { done in self.store.receiptForRecipient(receipt, completion: done) }
+    }
+
+    func fetch(_ user: WhisperID) async throws -> PendingPage {
+        try await loop.result { done in self.store.fetch(user, after: nil, limit: 100, completion: done) }
+    }
+
+    func pendingTotal() async throws -> Int64 {
+        try await loop.result { done in
+            RedisPendingSweep(redis: self.redis, keys: self.keys, pendingTTLMillis: self.limits.pendingTTLSeconds * 1000)
+                .run(completion: done)
+        }
+    }
+
+    /// One SEND hit of `from` on `client`'s address, through the rate-limit store.
+    func hitSend(client: String, from: WhisperID) async throws -> RateLimitDecision {
+        try await loop.result { done in
+            let charge = self.limiter.charge(.send, subjects: [.ip(client), .identity(from.string)])
+            RedisRateLimitStore(redis: self.redis, keys: self.keys).hit(charge.buckets, nonce: charge.nonce, completion: done)
+        }
+    }
+
+    func setEpoch(_ group: GroupStamp) async throws {
+        try await command(["SET", keys.groupEpoch(group.groupId), Array(group.epoch.utf8)])
+    }
+
+    func keptEvents(_ user: WhisperID) async throws -> [RedisValue] {
+        try await command(["LRANGE", keys.events(user), Array("0".utf8), Array("-1".utf8)]).array ?? []
+    }
+
+    /// Hits in the SEND log of `subject` (`id:<wid>` or `ip:<address>`).
+    func hits(subject: String) async throws -> Int64 {
+        try await command(["ZCARD", keys.rateLimit(subject: subject, action: .send)]).integer ?? -1
+    }
+
+    @discardableResult
+    func command(_ arguments: [Any]) async throws -> RedisValue {
+        let encoded: [[UInt8]] = arguments.map { ($0 as? [UInt8]) ?? Array("\($0)".utf8) }
+        let result: Result<RedisValue, StoreError> = await loop.run { [redis] done in
+            redis.send(encoded) { done(RedisReplies.value($0)) }
+        }
+        return try result.get()
+    }
+
+    /// Sharded subscriptions on the cluster (the nodes' own delivery channels).
+    func subscribe(_ channel: [UInt8]) async throws -> StepsInbox {
+        var endpoint = try RedisEndpoint.parse(ProcessInfo.processInfo.environment["WHISPER_TEST_REDIS_CLUSTER_URL"] ?? "")
+        endpoint.cluster = true
+        let subscriber = RedisSubscriber(configuration: RedisConfiguration(endpoint: endpoint), loop: loop.loop)
+        let inbox = StepsInbox(subscriber: subscriber)
+        await loop.run { (done: @escaping @Sendable (Bool) -> Void) in
+            subscriber.subscribe(channel) { inbox.received($0) }
+            done(true)
+        }
+        subscriber.start()
+        let (redis, keys) = (redis, keys)
+        // Subscribed once a publish on the channel reaches somebody.
+        _ = await eventually(within: 10) {
+            let reply: Result<RedisValue, RedisError> = await self.loop.run { done in
+                redis.send([Array("SPUBLISH".utf8), channel, Array("probe".utf8)]) { done($0) }
+            }
+            _ = keys
+            return (try? reply.get())?.integer ?? 0 > 0
+        }
+        inbox.drop(Array("probe".utf8))
+        return inbox
+    }
+}
+
+/// What a sharded subscription received.
+private final class StepsInbox: @unchecked Sendable {
+    private let subscriber: RedisSubscriber
+    private let lock = NSLock()
+    private var notices: [[UInt8]] = []
+
+    init(subscriber: RedisSubscriber) { self.subscriber = subscriber }
+
+    func received(_ payload: [UInt8]) { lock.withLock { notices.append(payload) } }
+    func drop(_ payload: [UInt8]) { lock.withLock { notices.removeAll { $0 == payload } } }
+
+    /// The next notice that is not a probe, within 5 s.
+    func next() async -> [UInt8]? {
+        for _ in 0..<500 {
+            if let notice = lock.withLock({ notices.first { $0 != Array("probe".utf8) } }) { return notice }
+            try? await Task.sleep(nanoseconds: 10_000_000)
+        }
+        return nil
+    }
+
+    func close() { subscriber.close() }
+}
+
+extension TestLoop {
+    /// Runs a store call on the loop and returns its outcome (throwing its error).
+    func result<T: Sendable>(_ body: @escaping @Sendable (_ done: @escaping StoreCompletion<T>) -> Void) async throws -> T {
+        let result: Result<T, StoreError> = await run { done in body { done($0) } }
+        return try result.get()
+    }
+}
