@@ -161,43 +161,28 @@ import WhisperTesting
     }
 }
 
-/// A cluster-mode `RedisClient` on a loop of its own, and a message store on it under a key
-/// prefix of this test.
+/// The message store on a `ClusterStores`, and a SEND rate limiter.
 private final class StepsCluster: @unchecked Sendable {
-    let loop: TestLoop
-    let redis: RedisClient
-    let keys: RedisKeys
+    let stores: ClusterStores
     let store: RedisMessageStore
     let limiter: RateLimiter
-    private let limits: Limits
+    var loop: TestLoop { stores.loop }
+    var redis: RedisClient { stores.redis }
+    var keys: RedisKeys { stores.keys }
+    private var limits: Limits { stores.limits }
 
     init(sendLimit: RateLimit = RateLimit(count: 1_000, windowSeconds: 60)) async throws {
-        guard let url = ProcessInfo.processInfo.environment["WHISPER_TEST_REDIS_CLUSTER_URL"], !url.isEmpty else {
-            throw TestSocket.Failure.io("WHISPER_TEST_REDIS_CLUSTER_URL is not set: run through scripts/test")
-        }
-        var endpoint = try RedisEndpoint.parse(url)
-        endpoint.cluster = true
-        loop = try TestLoop()
-        redis = RedisClient(configuration: RedisConfiguration(endpoint: endpoint), loop: loop.loop, log: TestEnvironment.log)
-        redis.start()
-        keys = RedisKeys(prefix: TestEnvironment.uniqueName("steps") + ":")
-        limits = Limits()
-        store = RedisMessageStore(redis: redis, keys: keys, node: "thisnode", limits: limits)
+        stores = try await ClusterStores()
+        store = RedisMessageStore(redis: stores.redis, keys: stores.keys, node: stores.node, limits: stores.limits)
         var rateLimits = RateLimits.defaults
         rateLimits[.send, .identity] = sendLimit
         rateLimits[.send, .ip] = sendLimit
-        limiter = RateLimiter(limits: rateLimits, store: RedisRateLimitStore(redis: redis, keys: keys))
-        let redis = redis
-        guard await eventually(within: 10, { redis.isConnected }) else {
-            close()
-            throw TestSocket.Failure.io("the Redis Cluster at \(url) did not connect within 10 s")
-        }
+        limiter = RateLimiter(limits: rateLimits, store: RedisRateLimitStore(redis: stores.redis, keys: stores.keys))
     }
 
-    func close() {
-        redis.close()
-        loop.shutdown()
-    }
+    func close() { stores.close() }
+    func command(_ arguments: [Any]) async throws -> RedisValue { try await stores.command(arguments) }
+    func subscribe(_ channel: [UInt8]) async throws -> ClusterInbox { try await stores.subscribe(channel) }
 
     func message(from: WhisperID, to: WhisperID, client: String, group: GroupStamp? = nil,
                  wakeWindowMillis: Int64? = nil) -> MessageAcceptance {
@@ -270,69 +255,5 @@ private final class StepsCluster: @unchecked Sendable {
     /// Hits in the SEND log of `subject` (`id:<wid>` or `ip:<address>`).
     func hits(subject: String) async throws -> Int64 {
         try await command(["ZCARD", keys.rateLimit(subject: subject, action: .send)]).integer ?? -1
-    }
-
-    @discardableResult
-    func command(_ arguments: [Any]) async throws -> RedisValue {
-        let encoded: [[UInt8]] = arguments.map { ($0 as? [UInt8]) ?? Array("\($0)".utf8) }
-        let result: Result<RedisValue, StoreError> = await loop.run { [redis] done in
-            redis.send(encoded) { done(RedisReplies.value($0)) }
-        }
-        return try result.get()
-    }
-
-    /// Sharded subscriptions on the cluster (the nodes' own delivery channels).
-    func subscribe(_ channel: [UInt8]) async throws -> StepsInbox {
-        var endpoint = try RedisEndpoint.parse(ProcessInfo.processInfo.environment["WHISPER_TEST_REDIS_CLUSTER_URL"] ?? "")
-        endpoint.cluster = true
-        let subscriber = RedisSubscriber(configuration: RedisConfiguration(endpoint: endpoint), loop: loop.loop)
-        let inbox = StepsInbox(subscriber: subscriber)
-        await loop.run { (done: @escaping @Sendable (Bool) -> Void) in
-            subscriber.subscribe(channel) { inbox.received($0) }
-            done(true)
-        }
-        subscriber.start()
-        let (redis, keys) = (redis, keys)
-        // Subscribed once a publish on the channel reaches somebody.
-        _ = await eventually(within: 10) {
-            let reply: Result<RedisValue, RedisError> = await self.loop.run { done in
-                redis.send([Array("SPUBLISH".utf8), channel, Array("probe".utf8)]) { done($0) }
-            }
-            _ = keys
-            return (try? reply.get())?.integer ?? 0 > 0
-        }
-        inbox.drop(Array("probe".utf8))
-        return inbox
-    }
-}
-
-/// What a sharded subscription received.
-private final class StepsInbox: @unchecked Sendable {
-    private let subscriber: RedisSubscriber
-    private let lock = NSLock()
-    private var notices: [[UInt8]] = []
-
-    init(subscriber: RedisSubscriber) { self.subscriber = subscriber }
-
-    func received(_ payload: [UInt8]) { lock.withLock { notices.append(payload) } }
-    func drop(_ payload: [UInt8]) { lock.withLock { notices.removeAll { $0 == payload } } }
-
-    /// The next notice that is not a probe, within 5 s.
-    func next() async -> [UInt8]? {
-        for _ in 0..<500 {
-            if let notice = lock.withLock({ notices.first { $0 != Array("probe".utf8) } }) { return notice }
-            try? await Task.sleep(nanoseconds: 10_000_000)
-        }
-        return nil
-    }
-
-    func close() { subscriber.close() }
-}
-
-extension TestLoop {
-    /// Runs a store call on the loop and returns its outcome (throwing its error).
-    func result<T: Sendable>(_ body: @escaping @Sendable (_ done: @escaping StoreCompletion<T>) -> Void) async throws -> T {
-        let result: Result<T, StoreError> = await run { done in body { done($0) } }
-        return try result.get()
     }
 }
