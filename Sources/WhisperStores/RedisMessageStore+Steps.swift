@@ -174,8 +174,8 @@ extension RedisMessageStore {
     func publish(_ frame: [UInt8], to user: WhisperID, at route: LiveRoute, kind: String, receivedAtMicros: Int64,
                  completion: @escaping (Bool) -> Void) {
         let notice = Array((route.text + " " + user.string + " " + kind + " " + String(receivedAtMicros) + "\n").utf8) + frame
-        redis.send([Array("SPUBLISH".utf8), keys.deliveryChannel(route.node), notice]) { result in
-            guard case .success(.integer(let receivers)) = result else { return completion(false) }
+        redis.publish(keys.deliveryChannel(route.node), notice) { result in
+            guard case .success(let receivers) = result else { return completion(false) }
             completion(receivers > 0)
         }
     }

@@ -98,6 +98,21 @@ public final class RedisClient: @unchecked Sendable {
         send(arguments.map { Array($0.utf8) }, completion)
     }
 
+    /// Publishes `payload` on `channel` the way this project's subscribers listen
+    /// (`RedisSubscriber`): `PUBLISH` on a standalone Redis, `SPUBLISH` on a cluster, where every
+    /// channel — per-node and broadcast alike — is a sharded channel on the primary of its slot.
+    /// Answers the number of subscribers that received it (on a cluster: on that shard, which
+    /// is where they all subscribe). Never from inside a script on a cluster: its channel is in
+    /// a slot of its own.
+    public func publish(_ channel: [UInt8], _ payload: [UInt8], _ completion: @escaping (Result<Int64, RedisError>) -> Void) {
+        send([Array((isCluster ? "SPUBLISH" : "PUBLISH").utf8), channel, payload]) { result in
+            completion(result.flatMap { value in
+                if case .integer(let receivers) = value { return .success(receivers) }
+                return .failure(.invalidCommand("PUBLISH answered \(value)"))
+            })
+        }
+    }
+
     /// A command already in RESP; scripts only (no pub/sub check needed). In cluster mode it is
     /// routed by its slot, and `retryOnce` lets the cluster retry it within its window.
     /// A `trailer` goes right behind it on the same connection (cluster: to the same node, again
