@@ -296,7 +296,7 @@ def unknown_variables(env) -> list[str]:
     return sorted(k for k in env if k not in known and not rate.fullmatch(k))
 
 
-def test_server_variables_are_found_and_pending_ones_are_the_proxy_protocol_pair():
+def test_unknown_variables_flags_what_the_server_does_not_read():
     names = server_variables()
     assert {"WHISPER_PUBLIC_ADDR", "WHISPER_ADMIN_ADDR", "WHISPER_S3_PUBLIC_ENDPOINT"} <= names, "the grep finds nothing"
     assert unknown_variables({"WHISPER_PROXY_PROTOCOL": "1", "WHISPER_NO_SUCH_SETTING": "1"}) == ["WHISPER_NO_SUCH_SETTING"]
@@ -420,7 +420,7 @@ def test_compose_names_only_services_it_defines_on_the_ports_they_listen_on():
     assert source["type"] == "prometheus"
     host, port = split_host_port(source["url"].removeprefix("http://"))
     known(host, port, "grafana data source")
-    assert f"--config.file=/etc/prometheus/prometheus.yml" in services["prometheus"]["command"]
+    assert "--config.file=/etc/prometheus/prometheus.yml" in services["prometheus"]["command"]
     provider = yaml.safe_load((GRAFANA_PROVISIONING / "dashboards" / "whisper-relay.yaml").read_text())["providers"][0]
     mounts = {v.split(":")[1]: v.split(":")[0] for v in services["grafana"]["volumes"] if v.startswith("./")}
     dashboard_mount = next(t for t, src in mounts.items() if src == "./grafana/whisper-relay.json")
