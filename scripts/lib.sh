@@ -3,7 +3,7 @@
 # not run it. It sets the shared settings below and sources the parts in scripts/lib/:
 #
 #   common.sh    log, err, stage, tail_log, as_root, free_port, wait_until, abs_path
-#   packages.sh  ensure_packages (the Debian packages the project needs)
+#   packages.sh  ensure_packages (the Debian packages the project needs), promtool_dir, amtool_dir
 #   postgres.sh  pg_start, pg_stop, pg_running, pg_running_port, pg_url: private PostgreSQL
 #   redis.sh     redis_start, redis_stop, redis_pid, redis_url: private Redis
 #   server.sh    server_start, server_stop: whisper-server in the background

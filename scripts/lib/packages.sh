@@ -30,23 +30,30 @@ ensure_packages() {
 }
 
 # promtool_dir: print a folder holding `promtool` (the deploy/prometheus checks of
-# Tests/interop/test_deploy.py). Only the binary is taken from Debian's prometheus package
-# (`apt-get download` + `dpkg-deb -x` into the cache): installing the package would start a
-# Prometheus server on :9090 wherever systemd runs, the admin listener's default port.
-promtool_dir() {
-  if command -v promtool >/dev/null 2>&1; then
-    dirname "$(command -v promtool)"
+# Tests/interop/test_deploy.py), from Debian's prometheus package. amtool_dir: the same for
+# `amtool` (deploy/prometheus/alertmanager.yml), from prometheus-alertmanager.
+promtool_dir() { deb_tool_dir prometheus promtool; }
+amtool_dir() { deb_tool_dir prometheus-alertmanager amtool; }
+
+# deb_tool_dir PACKAGE TOOL: print a folder holding TOOL, from the PATH or else taken from the
+# Debian PACKAGE alone (`apt-get download` + `dpkg-deb -x` into the cache): installing these
+# packages would start their servers wherever systemd runs (Prometheus on :9090, the admin
+# listener's default port).
+deb_tool_dir() {
+  local package=$1 name=$2 dir tmp
+  if command -v "$name" >/dev/null 2>&1; then
+    dirname "$(command -v "$name")"
     return 0
   fi
-  local dir="$WHISPER_CACHE_DIR/promtool" tmp
-  if [[ ! -x "$dir/usr/bin/promtool" ]]; then
+  dir="$WHISPER_CACHE_DIR/$name"
+  if [[ ! -x "$dir/usr/bin/$name" ]]; then
     tmp="$(mktemp -d)"
-    if ! (cd "$tmp" && apt-get download prometheus) >/dev/null 2>&1; then
+    if ! (cd "$tmp" && apt-get download "$package") >/dev/null 2>&1; then
       as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq </dev/null >/dev/null 2>&1
-      (cd "$tmp" && apt-get download prometheus) >/dev/null 2>&1 || {
-        err "apt-get download prometheus failed (needed for promtool)"; rm -rf "$tmp"; return 1; }
+      (cd "$tmp" && apt-get download "$package") >/dev/null 2>&1 || {
+        err "apt-get download $package failed (needed for $name)"; rm -rf "$tmp"; return 1; }
     fi
-    mkdir -p "$dir" && dpkg-deb -x "$tmp"/prometheus_*.deb "$dir" || { rm -rf "$tmp"; return 1; }
+    mkdir -p "$dir" && dpkg-deb -x "$tmp/${package}"_*.deb "$dir" || { rm -rf "$tmp"; return 1; }
     rm -rf "$tmp"
   fi
   printf '%s\n' "$dir/usr/bin"
