@@ -31,6 +31,9 @@ public struct Limits: Sendable, Equatable {
     /// next is closed right after accept (`WHISPER_MAX_CONNECTIONS_PER_IP`, 0 = no limit;
     /// public listener only — docs/operations.md "Hostile clients").
     public var maxConnectionsPerIP = 256
+    /// A PROXY protocol v2 header from a trusted balancer, TLVs included; longer → closed
+    /// (`proxy_header_too_long`). Room for the TLVs AWS NLB, GCP, Azure and HAProxy's SSL info add.
+    public var maxProxyHeaderBytes = 2048
     /// Time to receive one whole HTTP request, head and body (`WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS`) → 408.
     public var httpRequestTimeoutSeconds = 10
     /// A keep-alive HTTP connection idle this long between requests is closed (`WHISPER_HTTP_IDLE_TIMEOUT_SECONDS`).

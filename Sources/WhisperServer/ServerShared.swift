@@ -26,6 +26,8 @@ final class ServerShared: Sendable {
     /// Open connections per client address on the public listener, across every loop
     /// (`Limits.maxConnectionsPerIP`).
     let publicPeers: PeerConnectionTable
+    /// PROXY protocol v2 on the public listener (`WHISPER_PROXY_PROTOCOL`); nil = off.
+    let publicProxyProtocol: ProxyProtocolPolicy?
     let webSocketConfiguration: WebSocketConfiguration
     let httpRequestTimeoutNanos: UInt64
     let httpIdleTimeoutNanos: UInt64
@@ -60,6 +62,9 @@ final class ServerShared: Sendable {
         self.connectionLimits = ConnectionLimits(maxOutputBytes: limits.outputBufferLimitBytes)
         let refusedPerIP = metrics.base.connectionsRefused.labels("per_ip")
         self.publicPeers = PeerConnectionTable(limitPerPeer: limits.maxConnectionsPerIP) { refusedPerIP.increment() }
+        self.publicProxyProtocol = config.proxyProtocol.map {
+            ProxyProtocolPolicy(trustedSources: $0.trustedSources, maxHeaderBytes: limits.maxProxyHeaderBytes)
+        }
         self.webSocketConfiguration = WebSocketConfiguration(
             maxMessageBytes: limits.maxWebSocketMessageBytes,
             pingInterval: .seconds(limits.webSocketPingIntervalSeconds),

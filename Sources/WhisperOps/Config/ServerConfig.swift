@@ -16,6 +16,7 @@ import WhisperProtocol
 /// | `WHISPER_REDIS_PREFIX` | `whisper:` | prefix of every Redis key and channel |
 /// | `WHISPER_ADMIN_TOKEN` | — | bearer token for `/admin/*`; unset = admin API refuses all |
 /// | `WHISPER_TLS_CERT`, `WHISPER_TLS_KEY` | — | PEM paths, both or neither; TLS on both listeners |
+/// | `WHISPER_PROXY_PROTOCOL`, `WHISPER_PROXY_PROTOCOL_SOURCES` | off | PROXY v2 from these CIDRs on the public listener, see `ProxyProtocolSettings` |
 /// | `WHISPER_TURN_SECRET`, `WHISPER_TURN_URLS` | — | coturn shared secret and comma-separated URIs, both or neither |
 /// | `WHISPER_TURN_TTL_SECONDS` | 43200 | lifetime of issued TURN credentials, 1–604800 |
 /// | `WHISPER_S3_*` | — | object store, see `S3Settings` |
@@ -65,6 +66,8 @@ public struct ServerConfig: Sendable {
     public var redisPrefix: String
     public var adminToken: Secret?
     public var tls: TLSFiles?
+    /// PROXY protocol v2 on the public listener; nil = off.
+    public var proxyProtocol: ProxyProtocolSettings?
     public var turn: TurnSettings?
     public var s3: S3Settings?
     /// Push providers; each one nil when not configured (that provider is disabled).
@@ -125,6 +128,7 @@ public struct ServerConfig: Sendable {
             redisPrefix: try loadRedisPrefix(env),
             adminToken: env.raw("WHISPER_ADMIN_TOKEN").map(Secret.init),
             tls: try TLSFiles.load(from: env),
+            proxyProtocol: try ProxyProtocolSettings.load(from: env),
             turn: try TurnSettings.load(from: env),
             s3: try S3Settings.load(from: env),
             push: try PushSettings.load(from: env),
