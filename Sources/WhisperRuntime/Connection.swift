@@ -234,7 +234,7 @@ public final class Connection: IOHandler {
     private func admitAfterHeader() -> Bool {
         guard let table = peersAfterHeader else { return true }
         peersAfterHeader = nil
-        guard table.admit(peer) else {
+        guard table.admit(peer, now: loop.now) else {
             close(reason: .closedByServer)
             return false
         }

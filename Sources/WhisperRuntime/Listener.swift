@@ -85,7 +85,7 @@ public final class Listener: IOHandler {
                 policy.trusts(peer) ? ProxyHeaderDecoder(maxHeaderBytes: policy.maxHeaderBytes) : nil
             }
             // Before TLS or any buffer is set up: a refused connection costs one accept and one close.
-            if proxyHeader == nil, let peers, !peers.admit(peer) {
+            if proxyHeader == nil, let peers, !peers.admit(peer, now: loop.now) {
                 Syscall.close(clientFD)
                 continue
             }

@@ -26,6 +26,8 @@ extension ServerConfig {
             ("maxWsMessageBytes", String(limits.maxWebSocketMessageBytes)),
             ("outputBufferLimitBytes", String(limits.outputBufferLimitBytes)),
             ("maxConnectionsPerIP", limits.maxConnectionsPerIP == 0 ? "off" : String(limits.maxConnectionsPerIP)),
+            ("connectionRatePerIP", limits.connectionRatePerIP == 0 ? "off"
+                : "\(limits.connectionRatePerIP)/s burst \(limits.connectionBurstPerIP)"),
             ("httpRequestTimeoutSeconds", String(limits.httpRequestTimeoutSeconds)),
             ("httpIdleTimeoutSeconds", String(limits.httpIdleTimeoutSeconds)),
             ("drainTimeoutSeconds", String(drainTimeoutSeconds)),

@@ -31,6 +31,8 @@ import WhisperProtocol
 /// | `WHISPER_WS_PING_INTERVAL_SECONDS` | 30 (at most idle/3) | server ping period; must be below the idle timeout |
 /// | `WHISPER_MAX_WS_MESSAGE_BYTES` | 512000 | larger message → close 1009; 1024–67108864 |
 /// | `WHISPER_OUTPUT_BUFFER_LIMIT_BYTES` | 8388608 (more if 2 × max message or a full contacts-backup download needs it) | queued output past which a slow consumer is dropped; at least each of those |
+/// | `WHISPER_MAX_CONNECTIONS_PER_IP` | 10000 | open connections of one client address on the public listener, 0–10000000; 0 = no limit |
+/// | `WHISPER_CONNECTION_RATE_PER_IP`, `WHISPER_CONNECTION_BURST_PER_IP` | 50, 1000 | new connections per second of one client address (IPv6: /64) after a burst; rate 0 = no limit |
 /// | `WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS` | 10 | time to receive a whole HTTP request, 1–3600 |
 /// | `WHISPER_HTTP_IDLE_TIMEOUT_SECONDS` | 60 | close a keep-alive HTTP connection idle this long, 1–86400 |
 /// | `WHISPER_DRAIN_TIMEOUT_SECONDS` | 25 | SIGTERM: longest wait for in-flight work, 0–3600 |
@@ -174,6 +176,10 @@ public struct ServerConfig: Sendable {
                                                         default: defaultOutputLimit, in: 1...1 << 30)
         limits.maxConnectionsPerIP = try env.integer("WHISPER_MAX_CONNECTIONS_PER_IP",
                                                      default: limits.maxConnectionsPerIP, in: 0...10_000_000)
+        limits.connectionRatePerIP = try env.integer("WHISPER_CONNECTION_RATE_PER_IP",
+                                                     default: limits.connectionRatePerIP, in: 0...1_000_000)
+        limits.connectionBurstPerIP = try env.integer("WHISPER_CONNECTION_BURST_PER_IP",
+                                                      default: limits.connectionBurstPerIP, in: 1...10_000_000)
         limits.httpRequestTimeoutSeconds = try env.integer("WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS",
                                                            default: limits.httpRequestTimeoutSeconds, in: 1...3600)
         limits.httpIdleTimeoutSeconds = try env.integer("WHISPER_HTTP_IDLE_TIMEOUT_SECONDS",
