@@ -30,8 +30,9 @@ public final class TestSocket {
     public var buffered: [UInt8] = []
 
     /// `source` binds the client end to that local IPv4 address first (another loopback address,
-    /// 127.0.0.2 …, to look like another client).
-    public init(host: String = "127.0.0.1", port: Int, source: String? = nil, tls: Bool = false,
+    /// 127.0.0.2 …, to look like another client); `preamble` is sent in the clear right after
+    /// connecting, before any TLS handshake (a PROXY protocol header).
+    public init(host: String = "127.0.0.1", port: Int, source: String? = nil, preamble: [UInt8] = [], tls: Bool = false,
                 timeoutSeconds: Int = 10) throws {
         // Close-on-exec: a process another test starts meanwhile (a private PostgreSQL, the
         // CLI) must not inherit the socket, or `close()` sends no FIN while it lives.
@@ -70,6 +71,7 @@ public final class TestSocket {
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         self.fd = fd
+        if !preamble.isEmpty { try send(preamble) }
         if tls {
             guard let ctx = SSL_CTX_new(TLS_client_method()), let ssl = SSL_new(ctx) else {
                 throw Failure.connect("SSL_new")

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import WhisperTesting
 
@@ -17,8 +18,10 @@ import WhisperTesting
 
     static let healthRequest = Array("GET /health HTTP/1.1\r\nHost: t\r\n\r\n".utf8)
 
-    private func refusals(_ server: TestServer, _ reason: String) throws -> Int? {
-        let text = try TestHTTP.get(port: server.adminPort, "/metrics").text
+    private func refusals(_ server: TestServer, _ reason: String, tls: Bool = false) throws -> Int? {
+        let admin = try TestSocket(port: server.adminPort, tls: tls)
+        try admin.send("GET /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        let text = try TestHTTP.parse(admin.receiveUntilClosed()).text
         let prefix = #"whisper_connections_refused_total{reason="\#(reason)"} "#
         return text.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Int($0.dropFirst(prefix.count)) }
     }
@@ -107,5 +110,25 @@ import WhisperTesting
         #expect(try refusals(server, "proxy_header_timeout") == 1)
         #expect(try bystander.request(["type": "ping", "requestId": "p", "payload": [String: Any]()])["type"] as? String == "pong")
         bystander.socket.close()
+    }
+
+    @Test func theHeader_precedesTLS_andTheHandshakeFollowsIt() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("whisper-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cert = dir.appendingPathComponent("cert.pem").path, key = dir.appendingPathComponent("key.pem").path
+        try await Subprocess.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                                                      "-days", "1", "-subj", "/CN=127.0.0.1"])
+        let server = try await TestServer(Self.trusted.merging(["WHISPER_TLS_CERT": cert, "WHISPER_TLS_KEY": key]) { $1 })
+        defer { server.stop() }
+        let socket = try TestSocket(port: server.publicPort, preamble: Self.header(client: [198, 51, 100, 3]), tls: true)
+        let proxied = try TestWebSocket(socket: socket)
+        #expect(try proxied.request(["type": "ping", "requestId": "p", "payload": [String: Any]()])["type"] as? String == "pong")
+        // The same client again: refused once its header is read, so no TLS handshake follows.
+        #expect(throws: TestSocket.Failure.self) {
+            try TestSocket(port: server.publicPort, preamble: Self.header(client: [198, 51, 100, 3], port: 40_003), tls: true)
+        }
+        #expect(try refusals(server, "per_ip", tls: true) == 1)
+        proxied.socket.close()
     }
 }
