@@ -170,7 +170,7 @@ final class BenchClient: ConnectionDelegate {
         switch reason {
         case .peerClosed: finish(.lost("closed without a Close frame"))
         case .slowConsumer: finish(.lost("output buffer overflow"))
-        case .closedByServer: finish(.lost("closed locally"))
+        case .closedByServer, .proxyHeader: finish(.lost("closed locally"))  // no PROXY header on a client connection
         case .error(let text): finish(.lost(text))
         }
     }

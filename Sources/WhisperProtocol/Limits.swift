@@ -29,8 +29,20 @@ public struct Limits: Sendable, Equatable {
     public var outputBufferLimitBytes = 8 << 20
     /// Connections (HTTP and WebSocket) one IP address may hold open on one node at once; the
     /// next is closed right after accept (`WHISPER_MAX_CONNECTIONS_PER_IP`, 0 = no limit;
-    /// public listener only — docs/operations.md "Hostile clients").
-    public var maxConnectionsPerIP = 256
+    /// public listener only — docs/operations.md "Hostile clients"). Sized for a carrier's NAT
+    /// (CGNAT), where thousands of phones share one IPv4 address: the defence against one
+    /// abusive address is the connection rate below, this is only a backstop.
+    public var maxConnectionsPerIP = 10_000
+    /// New connections one IP address (IPv6: one /64) may open per second on one node, after a
+    /// burst of `connectionBurstPerIP`; past it they are closed right after accept
+    /// (`WHISPER_CONNECTION_RATE_PER_IP`, 0 = no limit; public listener only).
+    public var connectionRatePerIP = 50
+    /// New connections one IP address may open at once (`WHISPER_CONNECTION_BURST_PER_IP`): a
+    /// carrier's reconnect wave after an outage.
+    public var connectionBurstPerIP = 1000
+    /// A PROXY protocol v2 header from a trusted balancer, TLVs included; longer → closed
+    /// (`proxy_header_too_long`). Room for the TLVs AWS NLB, GCP, Azure and HAProxy's SSL info add.
+    public var maxProxyHeaderBytes = 2048
     /// Time to receive one whole HTTP request, head and body (`WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS`) → 408.
     public var httpRequestTimeoutSeconds = 10
     /// A keep-alive HTTP connection idle this long between requests is closed (`WHISPER_HTTP_IDLE_TIMEOUT_SECONDS`).

@@ -16,6 +16,8 @@ public enum CloseReason: Sendable, Equatable {
     case peerClosed
     case closedByServer
     case slowConsumer
+    /// A trusted balancer's connection whose PROXY v2 header was bad, cut short or late.
+    case proxyHeader(ProxyHeaderError)
     case error(String)
 }
 
@@ -37,7 +39,10 @@ public struct ConnectionLimits: Sendable {
 public final class Connection: IOHandler {
     public let loop: EventLoop
     public let id: UInt64
-    public let peer: SocketAddress
+    /// The client: the socket's peer, or — on a connection from a trusted balancer — the source
+    /// its PROXY header names, from the moment the header is complete (before any byte reaches
+    /// the delegate).
+    public private(set) var peer: SocketAddress
     public let isTLS: Bool
     public var delegate: ConnectionDelegate?
 
@@ -45,7 +50,11 @@ public final class Connection: IOHandler {
     private let transport: Transport
     private let limits: ConnectionLimits
     /// The per-address count this connection is part of; released once, on close.
-    private let peers: PeerConnectionTable?
+    private var peers: PeerConnectionTable?
+    /// The count to join once the PROXY header has named the client.
+    private var peersAfterHeader: PeerConnectionTable?
+    /// Present until the PROXY header of a trusted balancer's connection is complete.
+    private var proxyHeader: ProxyHeaderDecoder?
     private var registration: IORegistration?
     private var interest: IOEvents = .read
     private var output = OutputBuffer()
@@ -56,21 +65,27 @@ public final class Connection: IOHandler {
 
     private static let nextID = Atomic<UInt64>(1)
 
+    /// With `proxyHeader`, the connection first reads that header and only then joins `peers`
+    /// under the client address it names; without, `peers` has already counted it.
     init(loop: EventLoop, fd: Int32, peer: SocketAddress, transport: Transport, isTLS: Bool, limits: ConnectionLimits,
-         peers: PeerConnectionTable? = nil) {
+         peers: PeerConnectionTable? = nil, proxyHeader: ProxyHeaderDecoder? = nil) {
         self.loop = loop
         self.fd = fd
         self.peer = peer
         self.transport = transport
         self.isTLS = isTLS
         self.limits = limits
-        self.peers = peers
+        self.proxyHeader = proxyHeader
+        if proxyHeader == nil { self.peers = peers } else { self.peersAfterHeader = peers }
         self.id = Connection.nextID.add(1, ordering: .relaxed).oldValue
     }
 
     func start() throws(SystemError) {
         registration = try loop.register(fd, interest: interest, handler: self)
     }
+
+    /// True until a trusted balancer's PROXY header is complete; no byte reaches the delegate before.
+    public var isAwaitingProxyHeader: Bool { proxyHeader != nil }
 
     /// Bytes waiting for the kernel.
     public var pendingOutputBytes: Int { output.pendingCount }
@@ -146,6 +161,7 @@ public final class Connection: IOHandler {
     }
 
     private func readAvailable() {
+        if proxyHeader != nil, !readProxyHeader() { return }
         var total = 0
         let buffer = loop.readBuffer
         while !isClosed, !readPaused, total < limits.maxReadPerEvent {
@@ -173,6 +189,57 @@ public final class Connection: IOHandler {
                 if n < buffer.count, transport.shortReadDrains { return }
             }
         }
+    }
+
+    /// Reads the PROXY header straight from the socket (it precedes TLS), asking for no more than
+    /// the header still needs so the stream after it stays in the kernel for the transport.
+    /// True once the header is complete and the client admitted; false while more is needed
+    /// or after closing.
+    private func readProxyHeader() -> Bool {
+        let buffer = loop.readBuffer
+        while var decoder = proxyHeader {
+            let wanted = UnsafeMutableRawBufferPointer(rebasing: buffer[..<min(decoder.bytesWanted, buffer.count)])
+            let result: IOResult<Int>
+            do {
+                result = try Syscall.read(fd, wanted)
+            } catch {
+                close(reason: .proxyHeader(.truncated))
+                return false
+            }
+            switch result {
+            case .wouldBlock:
+                return false
+            case .done(0):
+                close(reason: .proxyHeader(.truncated))
+                return false
+            case .done(let n):
+                proxyHeader = nil  // so `decoder`'s buffer is not copied on write
+                do {
+                    switch try decoder.feed(UnsafeRawBufferPointer(rebasing: wanted[..<n])) {
+                    case .needMoreData:
+                        proxyHeader = decoder
+                    case .complete(let header, _):
+                        if let source = header.source { peer = source }
+                        return admitAfterHeader()
+                    }
+                } catch {
+                    close(reason: .proxyHeader(error))
+                    return false
+                }
+            }
+        }
+        return true
+    }
+
+    private func admitAfterHeader() -> Bool {
+        guard let table = peersAfterHeader else { return true }
+        peersAfterHeader = nil
+        guard table.admit(peer, now: loop.now) else {
+            close(reason: .closedByServer)
+            return false
+        }
+        peers = table
+        return true
     }
 
     private func updateInterest() {

@@ -13,14 +13,18 @@ public final class Listener: IOHandler {
     private let tls: TLSContext?
     private let limits: ConnectionLimits
     private let peers: PeerConnectionTable?
+    private let proxyProtocol: ProxyProtocolPolicy?
     private let onAccept: (Connection) -> Void
     private var registration: IORegistration?
     private var closed = false
 
     /// Binds and listens; call on any thread, then `start()` on the loop. With `peers`, a
-    /// connection from an address that already holds its limit is closed right after accept.
+    /// connection from an address that already holds its limit is closed right after accept. With
+    /// `proxyProtocol`, a connection from a trusted balancer reads its PROXY v2 header first and
+    /// is counted under the client address the header names.
     public init(loop: EventLoop, address: SocketAddress, tls: TLSContext?, limits: ConnectionLimits,
-                peers: PeerConnectionTable? = nil, onAccept: @escaping (Connection) -> Void) throws(SystemError) {
+                peers: PeerConnectionTable? = nil, proxyProtocol: ProxyProtocolPolicy? = nil,
+                onAccept: @escaping (Connection) -> Void) throws(SystemError) {
         let fd = clinux_socket_stream(address.family)
         guard fd >= 0 else { throw SystemError.last("socket") }
         do throws(SystemError) {
@@ -44,6 +48,7 @@ public final class Listener: IOHandler {
         self.tls = tls
         self.limits = limits
         self.peers = peers
+        self.proxyProtocol = proxyProtocol
         self.onAccept = onAccept
     }
 
@@ -75,8 +80,12 @@ public final class Listener: IOHandler {
                 return
             }
             guard case .done(let (clientFD, peer)) = accepted else { return }
+            // A balancer's connection is counted once its header names the client (`Connection`).
+            let proxyHeader = proxyProtocol.flatMap { policy in
+                policy.trusts(peer) ? ProxyHeaderDecoder(maxHeaderBytes: policy.maxHeaderBytes) : nil
+            }
             // Before TLS or any buffer is set up: a refused connection costs one accept and one close.
-            if let peers, !peers.admit(peer) {
+            if proxyHeader == nil, let peers, !peers.admit(peer, now: loop.now) {
                 Syscall.close(clientFD)
                 continue
             }
@@ -85,7 +94,7 @@ public final class Listener: IOHandler {
             if let tls {
                 guard let t = TLSTransport(context: tls, fd: clientFD) else {
                     Syscall.close(clientFD)
-                    peers?.release(peer)
+                    if proxyHeader == nil { peers?.release(peer) }
                     continue
                 }
                 transport = t
@@ -93,7 +102,7 @@ public final class Listener: IOHandler {
                 transport = PlainTransport(fd: clientFD)
             }
             let connection = Connection(loop: loop, fd: clientFD, peer: peer, transport: transport,
-                                        isTLS: tls != nil, limits: limits, peers: peers)
+                                        isTLS: tls != nil, limits: limits, peers: peers, proxyHeader: proxyHeader)
             do {
                 try connection.start()
             } catch {

@@ -109,3 +109,36 @@ struct PeerHost: Hashable, Sendable {
     let high: UInt64
     let low: UInt64
 }
+
+extension SocketAddress {
+    /// An address from its 4 (IPv4) or 16 (IPv6) raw bytes in network order, and a port.
+    init(rawAddress bytes: UnsafeRawBufferPointer, port: UInt16) {
+        var storage = sockaddr_storage()
+        withUnsafeMutablePointer(to: &storage) { pointer in
+            if bytes.count == 16 {
+                pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    $0.pointee.sin6_family = sa_family_t(AF_INET6)
+                    $0.pointee.sin6_port = port.bigEndian
+                    withUnsafeMutableBytes(of: &$0.pointee.sin6_addr) { $0.copyMemory(from: bytes) }
+                }
+            } else {
+                pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    $0.pointee.sin_family = sa_family_t(AF_INET)
+                    $0.pointee.sin_port = port.bigEndian
+                    withUnsafeMutableBytes(of: &$0.pointee.sin_addr) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.prefix(4))) }
+                }
+            }
+        }
+        self.init(storage: storage)
+    }
+
+    /// Calls `body` with the address's raw bytes, network order: 4 for IPv4, 16 for IPv6.
+    func withAddressBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        withUnsafePointer(to: storage) { pointer in
+            if family == AF_INET6 {
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { withUnsafeBytes(of: $0.pointee.sin6_addr, body) }
+            }
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { withUnsafeBytes(of: $0.pointee.sin_addr, body) }
+        }
+    }
+}

@@ -1,5 +1,6 @@
 import WhisperOps
 import WhisperProtocol
+import WhisperRuntime
 
 /// The server's view of the metrics of docs/operations.md "Health, readiness, metrics": intention-named methods over the
 /// registry, with labelled children resolved once here instead of on every event.
@@ -14,6 +15,7 @@ final class ServerMetrics: Sendable {
         for code in ErrorCode.allCases { errors[code] = base.errors.labels(code.rawValue) }
         self.errorsByCode = errors
         self.deliveredLiveCounter = base.messagesDelivered.labels("live")
+        for reason in ProxyHeaderError.metricReasons { _ = base.connectionsRefused.labels(reason) }
     }
 
     /// A `message_received` written to its recipient's socket: counted, and the time since
@@ -30,6 +32,9 @@ final class ServerMetrics: Sendable {
     func httpRequest(listener: ListenerKind, status: Int) {
         base.httpRequests.labels(listener.rawValue, String(status)).increment()
     }
+
+    /// A connection closed before it was served (`whisper_connections_refused_total{reason}`).
+    func connectionRefused(reason: String) { base.connectionsRefused.labels(reason).increment() }
 
     func webSocketOpened() { base.wsConnections.increment() }
 

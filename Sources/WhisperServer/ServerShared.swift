@@ -23,9 +23,11 @@ final class ServerShared: Sendable {
     let gateway: Gateway
     let httpLimits: HTTPLimits
     let connectionLimits: ConnectionLimits
-    /// Open connections per client address on the public listener, across every loop
-    /// (`Limits.maxConnectionsPerIP`).
+    /// Open connections and new-connection rate per client address on the public listener,
+    /// across every loop (`Limits.maxConnectionsPerIP`, `Limits.connectionRatePerIP`).
     let publicPeers: PeerConnectionTable
+    /// PROXY protocol v2 on the public listener (`WHISPER_PROXY_PROTOCOL`); nil = off.
+    let publicProxyProtocol: ProxyProtocolPolicy?
     let webSocketConfiguration: WebSocketConfiguration
     let httpRequestTimeoutNanos: UInt64
     let httpIdleTimeoutNanos: UInt64
@@ -58,8 +60,16 @@ final class ServerShared: Sendable {
         self.httpLimits = HTTPLimits(maxHeaderBytes: limits.maxHTTPHeaderBytes, maxHeaderCount: limits.maxHTTPHeaderCount,
                                      defaultMaxBodyBytes: limits.maxHTTPBodyBytes)
         self.connectionLimits = ConnectionLimits(maxOutputBytes: limits.outputBufferLimitBytes)
-        let refusedPerIP = metrics.base.connectionsRefused.labels("per_ip")
-        self.publicPeers = PeerConnectionTable(limitPerPeer: limits.maxConnectionsPerIP) { refusedPerIP.increment() }
+        let refusedPerIP = metrics.base.connectionsRefused.labels(PeerConnectionTable.Refusal.concurrent.rawValue)
+        let refusedPerIPRate = metrics.base.connectionsRefused.labels(PeerConnectionTable.Refusal.rate.rawValue)
+        let rate = limits.connectionRatePerIP == 0 ? nil
+            : PeerRateLimiter(perSecond: limits.connectionRatePerIP, burst: limits.connectionBurstPerIP)
+        self.publicPeers = PeerConnectionTable(limitPerPeer: limits.maxConnectionsPerIP, rate: rate) { refusal in
+            (refusal == .rate ? refusedPerIPRate : refusedPerIP).increment()
+        }
+        self.publicProxyProtocol = config.proxyProtocol.map {
+            ProxyProtocolPolicy(trustedSources: $0.trustedSources, maxHeaderBytes: limits.maxProxyHeaderBytes)
+        }
         self.webSocketConfiguration = WebSocketConfiguration(
             maxMessageBytes: limits.maxWebSocketMessageBytes,
             pingInterval: .seconds(limits.webSocketPingIntervalSeconds),

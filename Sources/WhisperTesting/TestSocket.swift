@@ -29,11 +29,28 @@ public final class TestSocket {
     /// Bytes received but not yet consumed.
     public var buffered: [UInt8] = []
 
-    public init(host: String = "127.0.0.1", port: Int, tls: Bool = false, timeoutSeconds: Int = 10) throws {
+    /// `source` binds the client end to that local IPv4 address first (another loopback address,
+    /// 127.0.0.2 …, to look like another client); `preamble` is sent in the clear right after
+    /// connecting, before any TLS handshake (a PROXY protocol header).
+    public init(host: String = "127.0.0.1", port: Int, source: String? = nil, preamble: [UInt8] = [], tls: Bool = false,
+                timeoutSeconds: Int = 10) throws {
         // Close-on-exec: a process another test starts meanwhile (a private PostgreSQL, the
         // CLI) must not inherit the socket, or `close()` sends no FIN while it lives.
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure.connect("socket") }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            inet_pton(AF_INET, source, &local.sin_addr)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                let message = String(cString: strerror(errno))
+                Glibc.close(fd)
+                throw Failure.connect("bind(\(source)): \(message)")
+            }
+        }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = UInt16(port).bigEndian
@@ -54,6 +71,7 @@ public final class TestSocket {
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         self.fd = fd
+        if !preamble.isEmpty { try send(preamble) }
         if tls {
             guard let ctx = SSL_CTX_new(TLS_client_method()), let ssl = SSL_new(ctx) else {
                 throw Failure.connect("SSL_new")

@@ -17,14 +17,20 @@ public final class TestWebSocket {
     public private(set) var lastFrameCompressed = false
 
     /// Connects and completes the opening handshake at `path`.
-    public init(port: Int, path: String = "/ws", extraHeaders: [String] = [], tls: Bool = false) throws {
-        socket = try TestSocket(port: port, tls: tls)
+    public convenience init(port: Int, path: String = "/ws", extraHeaders: [String] = [], tls: Bool = false) throws {
+        try self.init(socket: TestSocket(port: port, tls: tls), path: path, extraHeaders: extraHeaders)
+    }
+
+    /// Completes the opening handshake on `socket`, sending `preamble` (e.g. a PROXY header) in
+    /// the same write just before the request.
+    public init(socket: TestSocket, preamble: [UInt8] = [], path: String = "/ws", extraHeaders: [String] = []) throws {
+        self.socket = socket
         let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         request += "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
         for header in extraHeaders { request += header + "\r\n" }
         request += "\r\n"
-        try socket.send(request)
+        try socket.send(preamble + Array(request.utf8))
         var headEnd = socket.buffered.firstRange(of: [13, 10, 13, 10])
         while headEnd == nil {
             try socket.receiveMore()

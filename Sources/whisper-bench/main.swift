@@ -23,7 +23,8 @@ struct WhisperBenchCommand: AsyncParsableCommand {
           WHISPER_RATE_REGISTER=1000000/10 WHISPER_RATE_REGISTER_IP=1000000/10
           WHISPER_RATE_FETCH=1000000/10 WHISPER_RATE_FETCH_IP=1000000/10
           WHISPER_MAX_PENDING_PER_USER=1000000  (drain: at least --messages)
-          WHISPER_MAX_CONNECTIONS_PER_IP=0  (every simulated phone comes from one address)
+          WHISPER_MAX_CONNECTIONS_PER_IP=0 WHISPER_CONNECTION_RATE_PER_IP=0
+            (every simulated phone comes from one address)
           WHISPER_LOG_LEVEL=warn  (per-message info lines cost as much as the work)
 
         Holding many connections needs `ulimit -n` above the connection count for the server \

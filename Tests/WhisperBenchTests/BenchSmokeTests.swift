@@ -18,7 +18,7 @@ import WhisperTesting
         "WHISPER_RATE_FETCH": "1000000/10", "WHISPER_RATE_FETCH_IP": "1000000/10",
         "WHISPER_MAX_PENDING_PER_USER": "100000",
         // Every simulated phone connects from 127.0.0.1.
-        "WHISPER_MAX_CONNECTIONS_PER_IP": "0",
+        "WHISPER_MAX_CONNECTIONS_PER_IP": "0", "WHISPER_CONNECTION_RATE_PER_IP": "0",
     ]
 
     /// Runs `scenario` against a fresh server with the benchmark limits (and `overrides`),

@@ -3,11 +3,12 @@
 # Sourced by scripts/lib.sh after common.sh; do not run it.
 
 # Debian packages the project needs: C libraries for the build (libcurl: the attachment GC's
-# S3 deletes), the two servers, and curl. (promtool: see promtool_dir.)
+# S3 deletes), the two servers, curl, and HAProxy (PROXY protocol in front of a relay,
+# Tests/interop/test_proxy_protocol.py; not started on install). (promtool: see promtool_dir.)
 WHISPER_APT_PACKAGES=(
   libpq-dev libhiredis-dev libsodium-dev libssl-dev zlib1g-dev libcurl4-openssl-dev pkg-config
   postgresql redis-server
-  curl
+  curl haproxy
 )
 
 # ensure_packages [EXTRA...]: install whichever of WHISPER_APT_PACKAGES (and EXTRA) is missing,

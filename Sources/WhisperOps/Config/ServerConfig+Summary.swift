@@ -10,6 +10,7 @@ extension ServerConfig {
             ("redisPrefix", redisPrefix),
             ("adminToken", adminToken == nil ? "unset (admin API disabled)" : "set"),
             ("tls", tls.map { "cert=\($0.certificatePath) key=\($0.keyPath)" } ?? "off"),
+            ("proxyProtocol", proxyProtocol.map { "v2 from \($0.trustedSources.map(\.description).joined(separator: ","))" } ?? "off"),
             ("turn", turn.map { "urls=\($0.urls.joined(separator: ",")) secret=set ttl=\(limits.turnCredentialTTLSeconds)s" } ?? "off"),
             ("s3", s3.map {
                 "endpoint=\(URLRedaction.redact($0.endpoint)) publicEndpoint=\(URLRedaction.redact($0.publicEndpoint)) region=\($0.region) bucket=\($0.bucket) "
@@ -25,6 +26,8 @@ extension ServerConfig {
             ("maxWsMessageBytes", String(limits.maxWebSocketMessageBytes)),
             ("outputBufferLimitBytes", String(limits.outputBufferLimitBytes)),
             ("maxConnectionsPerIP", limits.maxConnectionsPerIP == 0 ? "off" : String(limits.maxConnectionsPerIP)),
+            ("connectionRatePerIP", limits.connectionRatePerIP == 0 ? "off"
+                : "\(limits.connectionRatePerIP)/s burst \(limits.connectionBurstPerIP)"),
             ("httpRequestTimeoutSeconds", String(limits.httpRequestTimeoutSeconds)),
             ("httpIdleTimeoutSeconds", String(limits.httpIdleTimeoutSeconds)),
             ("drainTimeoutSeconds", String(drainTimeoutSeconds)),

@@ -16,6 +16,7 @@ import WhisperProtocol
 /// | `WHISPER_REDIS_PREFIX` | `whisper:` | prefix of every Redis key and channel |
 /// | `WHISPER_ADMIN_TOKEN` | — | bearer token for `/admin/*`; unset = admin API refuses all |
 /// | `WHISPER_TLS_CERT`, `WHISPER_TLS_KEY` | — | PEM paths, both or neither; TLS on both listeners |
+/// | `WHISPER_PROXY_PROTOCOL`, `WHISPER_PROXY_PROTOCOL_SOURCES` | off | PROXY v2 from these CIDRs on the public listener, see `ProxyProtocolSettings` |
 /// | `WHISPER_TURN_SECRET`, `WHISPER_TURN_URLS` | — | coturn shared secret and comma-separated URIs, both or neither |
 /// | `WHISPER_TURN_TTL_SECONDS` | 43200 | lifetime of issued TURN credentials, 1–604800 |
 /// | `WHISPER_S3_*` | — | object store, see `S3Settings` |
@@ -30,6 +31,8 @@ import WhisperProtocol
 /// | `WHISPER_WS_PING_INTERVAL_SECONDS` | 30 (at most idle/3) | server ping period; must be below the idle timeout |
 /// | `WHISPER_MAX_WS_MESSAGE_BYTES` | 512000 | larger message → close 1009; 1024–67108864 |
 /// | `WHISPER_OUTPUT_BUFFER_LIMIT_BYTES` | 8388608 (more if 2 × max message or a full contacts-backup download needs it) | queued output past which a slow consumer is dropped; at least each of those |
+/// | `WHISPER_MAX_CONNECTIONS_PER_IP` | 10000 | open connections of one client address on the public listener, 0–10000000; 0 = no limit |
+/// | `WHISPER_CONNECTION_RATE_PER_IP`, `WHISPER_CONNECTION_BURST_PER_IP` | 50, 1000 | new connections per second of one client address (IPv6: /64) after a burst; rate 0 = no limit |
 /// | `WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS` | 10 | time to receive a whole HTTP request, 1–3600 |
 /// | `WHISPER_HTTP_IDLE_TIMEOUT_SECONDS` | 60 | close a keep-alive HTTP connection idle this long, 1–86400 |
 /// | `WHISPER_DRAIN_TIMEOUT_SECONDS` | 25 | SIGTERM: longest wait for in-flight work, 0–3600 |
@@ -65,6 +68,8 @@ public struct ServerConfig: Sendable {
     public var redisPrefix: String
     public var adminToken: Secret?
     public var tls: TLSFiles?
+    /// PROXY protocol v2 on the public listener; nil = off.
+    public var proxyProtocol: ProxyProtocolSettings?
     public var turn: TurnSettings?
     public var s3: S3Settings?
     /// Push providers; each one nil when not configured (that provider is disabled).
@@ -125,6 +130,7 @@ public struct ServerConfig: Sendable {
             redisPrefix: try loadRedisPrefix(env),
             adminToken: env.raw("WHISPER_ADMIN_TOKEN").map(Secret.init),
             tls: try TLSFiles.load(from: env),
+            proxyProtocol: try ProxyProtocolSettings.load(from: env),
             turn: try TurnSettings.load(from: env),
             s3: try S3Settings.load(from: env),
             push: try PushSettings.load(from: env),
@@ -170,6 +176,10 @@ public struct ServerConfig: Sendable {
                                                         default: defaultOutputLimit, in: 1...1 << 30)
         limits.maxConnectionsPerIP = try env.integer("WHISPER_MAX_CONNECTIONS_PER_IP",
                                                      default: limits.maxConnectionsPerIP, in: 0...10_000_000)
+        limits.connectionRatePerIP = try env.integer("WHISPER_CONNECTION_RATE_PER_IP",
+                                                     default: limits.connectionRatePerIP, in: 0...1_000_000)
+        limits.connectionBurstPerIP = try env.integer("WHISPER_CONNECTION_BURST_PER_IP",
+                                                      default: limits.connectionBurstPerIP, in: 1...10_000_000)
         limits.httpRequestTimeoutSeconds = try env.integer("WHISPER_HTTP_REQUEST_TIMEOUT_SECONDS",
                                                            default: limits.httpRequestTimeoutSeconds, in: 1...3600)
         limits.httpIdleTimeoutSeconds = try env.integer("WHISPER_HTTP_IDLE_TIMEOUT_SECONDS",

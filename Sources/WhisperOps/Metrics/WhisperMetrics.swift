@@ -17,7 +17,7 @@
 /// | `whisper_rate_limited_total` | counter | `action` (`RateLimitAction.rawValue`) |
 /// | `whisper_http_requests_total` | counter | `listener` = public \| admin, `status` |
 /// | `whisper_ws_slow_consumer_disconnects_total` | counter | |
-/// | `whisper_connections_refused_total` | counter | `reason` = per_ip |
+/// | `whisper_connections_refused_total` | counter | `reason` = per_ip \| per_ip_rate \| proxy_header_invalid \| proxy_header_too_long \| proxy_header_truncated \| proxy_header_timeout |
 /// | `whisper_redis_reconnects_total` | counter | collected by the server from its Redis links |
 /// | `whisper_redis_wait_shortfall_total` | counter | |
 /// | `whisper_postgres_reconnects_total` | counter | collected by the server from its PostgreSQL pool (with a database) |
@@ -108,7 +108,7 @@ public struct WhisperMetrics: Sendable {
             help: "WebSocket connections closed because their output buffer passed its limit.")
         connectionsRefused = registry.counter(
             "whisper_connections_refused_total",
-            help: "Connections closed right after accept, by reason (per_ip: the address held its limit).",
+            help: "Connections closed before they were served, by reason (per_ip: the address held its limit; per_ip_rate: it opened connections too fast; proxy_header_*: a balancer's PROXY header was bad, too long, cut short or late).",
             labelNames: ["reason"])
         ed25519Verify = registry.histogram(
             "whisper_ed25519_verify_seconds", help: "Time spent verifying one Ed25519 signature.",
@@ -127,6 +127,7 @@ public struct WhisperMetrics: Sendable {
         // Series with a known, closed label set exist from the start.
         for event in ["presigned", "download", "deleted", "delete_failed"] { _ = attachments.labels(event) }
         _ = connectionsRefused.labels("per_ip")
+        _ = connectionsRefused.labels("per_ip_rate")
         _ = pushOAuthFailures.labels("fcm")
         _ = messagesDelivered.labels("live")
         _ = messagesDelivered.labels("pending")

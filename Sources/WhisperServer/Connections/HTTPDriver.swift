@@ -42,6 +42,7 @@ final class HTTPDriver: ConnectionDelegate {
     }
 
     func connectionDidClose(_ connection: Connection, reason: CloseReason) {
+        if case .proxyHeader(let error) = reason { context.shared.metrics.connectionRefused(reason: error.metricReason) }
         context.httpDriverClosed(self)
     }
 
@@ -119,10 +120,15 @@ final class HTTPDriver: ConnectionDelegate {
     }
 
     /// Called about once a second: 408 for a request that is taking too long to arrive,
-    /// and a quiet close for keep-alive connections idle past the idle timeout.
+    /// and a quiet close for keep-alive connections idle past the idle timeout. A balancer's
+    /// PROXY header has the request timeout from accept (slowloris), and no answer.
     func tick(now: UInt64) {
         guard !connection.isClosed, !awaitingResponse else { return }
         let shared = context.shared
+        if connection.isAwaitingProxyHeader {
+            if now &- lastActivity > shared.httpRequestTimeoutNanos { connection.close(reason: .proxyHeader(.timeout)) }
+            return
+        }
         if requestStartedAt != 0, now &- requestStartedAt > shared.httpRequestTimeoutNanos {
             respond(.error(status: HTTPStatus(code: 408), code: "REQUEST_TIMEOUT", message: "request not received in time"),
                     keepAlive: false, version: .http1_1)

@@ -7,12 +7,14 @@ extension LoopContext {
     var outstandingWork: Int { httpDrivers.count + webSockets.count + pendingRouteReleases }
 
     /// Binds this loop's listeners (one per listener address, SO_REUSEPORT) and starts the
-    /// loop's timers. Only the public listener counts connections per address: the admin
-    /// listener stays reachable to diagnose an address that exhausted its share.
+    /// loop's timers. Only the public listener counts connections per address (the admin
+    /// listener stays reachable to diagnose an address that exhausted its share) and reads
+    /// PROXY headers (balancers front the public port only).
     func start(publicAddress: SocketAddress, adminAddress: SocketAddress, tls: TLSContext?) throws(SystemError) {
         for (kind, address) in [(ListenerKind.public, publicAddress), (.admin, adminAddress)] {
             let listener = try Listener(loop: loop, address: address, tls: tls, limits: shared.connectionLimits,
-                                        peers: kind == .public ? shared.publicPeers : nil) { [unowned self] in
+                                        peers: kind == .public ? shared.publicPeers : nil,
+                                        proxyProtocol: kind == .public ? shared.publicProxyProtocol : nil) { [unowned self] in
                 self.accepted($0, on: kind)
             }
             try listener.start()

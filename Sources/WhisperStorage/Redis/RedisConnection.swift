@@ -221,7 +221,7 @@ final class RedisConnection: ConnectionDelegate {
         switch reason {
         case .peerClosed: close(because: "closed by Redis")
         case .slowConsumer: close(because: "commands past the \(bufferLimit)-byte output limit")
-        case .closedByServer: close(because: "closed")
+        case .closedByServer, .proxyHeader: close(because: "closed")  // no PROXY header on a client connection
         case .error(let message): close(because: message)
         }
     }
