@@ -282,17 +282,10 @@ def server_variables() -> set[str]:
     return names
 
 
-# PROXY protocol v2 on the public listener (issue 29): compose.yaml and whisper.env.example set these
-# for the server change that reads them, made on another branch at the same time. Until both are
-# merged they are allowed here without being in Sources/WhisperOps/Config; once the server reads
-# them this set changes nothing and can go.
-PENDING_SERVER_VARIABLES = {"WHISPER_PROXY_PROTOCOL", "WHISPER_PROXY_PROTOCOL_SOURCES"}
-
-
 def unknown_variables(env) -> list[str]:
     """The WHISPER_* names in `env` the server does not read."""
     rate = re.compile(r"WHISPER_RATE_[A-Z]+(_IP)?")
-    known = server_variables() | PENDING_SERVER_VARIABLES
+    known = server_variables()
     return sorted(k for k in env if k not in known and not rate.fullmatch(k))
 
 
