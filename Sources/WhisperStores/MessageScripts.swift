@@ -214,36 +214,6 @@ package enum MessageScripts {
         return {1, removed, where, spelt}
         """)
 
-    package enum TypingKey: String, ScriptNames {
-        /// `peers:{from}`, `typing:{from}:to`, `route:{to}`, `blocked:{to}`.
-        case senderPeers, typing, route, blocked
-    }
-
-    package enum TypingArgument: String, ScriptNames {
-        case to, frame, minInterval, peerWindow
-        /// The rate-limit hit's name.
-        case hit
-        case from
-    }
-
-    /// A typing signal; after the names, KEYS are the TYPING rate-limit logs and ARGV their
-    /// count/window pairs.
-    /// Returns {3, wait ms} rate limited, {1} not a direct peer, {2} throttled, {4} `to` blocked
-    /// `from` (docs/protocol.md "Blocking"), {0, routing}.
-    /// Routed as kind 's': a node that finds the socket gone drops it, nothing is kept.
-    package static let typing = RedisScript(keys: TypingKey.self, arguments: TypingArgument.self, RouteArgument.self,
-                                            prelude: prelude + RedisRateLimitStore.lua, """
-        local now = now_ms()
-        local wait = rate_limit(KEYS, k_rest, a_hit, ARGV, a_rest, now)
-        if wait > 0 then return {3, wait} end
-        local seen = redis.call('ZSCORE', k_senderPeers, a_to)
-        if not seen or tonumber(seen) < now - tonumber(a_peerWindow) then return {1} end
-        if redis.call('SISMEMBER', k_blocked, a_from) == 1 then return {4} end
-        if not redis.call('SET', k_typing, '1', 'PX', a_minInterval, 'NX') then return {2} end
-        local frame = function() return a_frame end
-        return {0, route(k_route, a_to, 's', '0', frame, a_node, a_nodePrefix, a_channelPrefix)}
-        """)
-
     package enum KeepEventKey: String, ScriptNames { case events }
     package enum KeepEventArgument: String, ScriptNames { case frame, eventTTL, maxEvents }
 

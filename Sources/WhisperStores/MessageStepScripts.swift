@@ -138,4 +138,38 @@ package enum MessageStepScripts {
         keep(k_events, a_frame, a_eventTTL, a_maxEvents)
         return 'offline'
         """)
+
+    package enum TypingSenderKey: String, ScriptNames {
+        /// `peers:{from}`.
+        case peers
+    }
+
+    package enum TypingSenderArgument: String, ScriptNames { case hit, to, peerWindow }
+
+    /// A typing signal's sender step: after the names, its TYPING logs and their count/window
+    /// pairs. Returns {3, wait ms} rate limited, {1} not a direct peer, else {0}.
+    package static let typingSender = RedisScript(keys: TypingSenderKey.self, arguments: TypingSenderArgument.self,
+                                                  prelude: MessageScripts.prelude + RedisRateLimitStore.lua, """
+        local now = now_ms()
+        local wait = rate_limit(KEYS, k_rest, a_hit, ARGV, a_rest, now)
+        if wait > 0 then return {3, wait} end
+        local seen = redis.call('ZSCORE', k_peers, a_to)
+        if not seen or tonumber(seen) < now - tonumber(a_peerWindow) then return {1} end
+        return {0}
+        """)
+
+    package enum TypingRecipientKey: String, ScriptNames {
+        /// `blocked:{to}`, `typing:{to}:from`, `route:{to}`.
+        case blocked, typing, route
+    }
+
+    package enum TypingRecipientArgument: String, ScriptNames { case from, minInterval }
+
+    /// A typing signal's recipient step. Returns {4} `to` blocked `from`, {2} throttled (a
+    /// signal of the pair passed within the interval), else {0, route or 'offline'}.
+    package static let typingRecipient = RedisScript(keys: TypingRecipientKey.self, arguments: TypingRecipientArgument.self, """
+        if redis.call('SISMEMBER', k_blocked, a_from) == 1 then return {4} end
+        if not redis.call('SET', k_typing, '1', 'PX', a_minInterval, 'NX') then return {2} end
+        return {0, redis.call('GET', k_route) or 'offline'}
+        """)
 }

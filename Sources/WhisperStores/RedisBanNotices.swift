@@ -14,8 +14,8 @@ package final class RedisBanNotices: BanNotices {
     }
 
     package func announceLifted(_ whisperId: WhisperID, completion: @escaping StoreCompletion<Void>) {
-        redis.send([Array("PUBLISH".utf8), keys.banLiftedChannel, Array(whisperId.string.utf8)]) { result in
-            completion(RedisReplies.value(result).map { _ in () })
+        redis.publish(keys.banLiftedChannel, Array(whisperId.string.utf8)) { result in
+            completion(result.map { _ in () }.mapError { .unavailable($0.description) })
         }
     }
 }

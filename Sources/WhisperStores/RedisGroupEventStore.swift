@@ -2,22 +2,18 @@ import WhisperProtocol
 import WhisperServices
 import WhisperStorage
 
-/// Group epochs, change notices and group events in Redis (`GroupScripts`). One per loop.
+/// Group epochs, change notices and group events in Redis (`GroupScripts`, `RedisRouter`). One per loop.
 package final class RedisGroupEventStore: GroupEventStore {
     private let redis: RedisClient
     private let keys: RedisKeys
-    private let node: String
-    private let eventTTLMillis: Int64
-    private let maxEventsPerUser: Int
+    private let router: RedisRouter
     private let random: RandomSource
 
     package init(redis: RedisClient, keys: RedisKeys, node: String, limits: Limits, random: RandomSource = SodiumRandom()) {
         self.redis = redis
         self.keys = keys
-        self.node = node
-        // Kept group events live as long as kept receipts (`RedisMessageStore`).
-        self.eventTTLMillis = limits.pendingTTLSeconds * 1000
-        self.maxEventsPerUser = limits.maxKeptEventsPerUser
+        // Kept group events live as long as kept receipts (`RedisRouter`).
+        self.router = RedisRouter(redis: redis, keys: keys, node: node, limits: limits)
         self.random = random
     }
 
@@ -27,40 +23,41 @@ package final class RedisGroupEventStore: GroupEventStore {
         }
     }
 
+    /// The epoch moves first (the group's slot), then the change notice is published, then
+    /// each recipient's event is routed or kept (each in its own slot; `RedisRouter`). On one
+    /// Redis a node's subscriber reads the notice before the events, so it forgets the group
+    /// before a member can answer the event with a message. On a cluster the notice and the
+    /// events come over different shards' links and may arrive in either order: a message
+    /// sent under the old membership then meets the new epoch in its accept and is checked
+    /// again (`AcceptOutcome.membershipChanged`). A node dying half-way leaves some members
+    /// without the event, as a lost link did before; the epoch has moved first, so no message
+    /// goes by the old membership.
     package func announce(_ groupId: GroupID, deleted: Bool, event: [UInt8], to recipients: [WhisperID],
                           completion: @escaping StoreCompletion<[Routing]>) {
-        var recipientKeys: [[UInt8]] = []
-        recipientKeys.reserveCapacity(2 * recipients.count)
-        for recipient in recipients { recipientKeys += [keys.route(recipient), keys.events(recipient)] }
         // A random token, not a counter: a lost or deleted key can never bring back an epoch
         // that some cache still holds.
         let epoch = deleted ? "" : random.hex(12)
-        let call = RedisScriptCall(GroupScripts.announce, keys: { (_: GroupScripts.AnnounceKey) in keys.groupEpoch(groupId) },
-                                   arguments: { (name: GroupScripts.AnnounceArgument) in
-            switch name {
-            case .epoch: Array(epoch.utf8)
-            case .channel: keys.groupChangeChannel
-            case .groupId: Array(groupId.string.utf8)
-            case .event: event
-            case .eventTTL: RedisMessageStore.text(eventTTLMillis)
-            case .maxEvents: RedisMessageStore.text(Int64(maxEventsPerUser))
-            }
-        }, moreKeys: recipientKeys, moreArguments: keys.routeArguments(node: node) + recipients.map { Array($0.string.utf8) })
-        redis.evalScript(call) { result in
-            completion(RedisReplies.value(result).flatMap { value in
-                guard let items = value.array, items.count == recipients.count else {
-                    return .failure(RedisReplies.unexpected(value))
-                }
-                var routings: [Routing] = []
-                routings.reserveCapacity(items.count)
-                for item in items {
-                    guard let routing = item.string.flatMap(RedisMessageStore.routing) else {
-                        return .failure(RedisReplies.unexpected(item))
+        let call = RedisScriptCall(GroupScripts.moveEpoch, keys: { (_: GroupScripts.EpochKey) in keys.groupEpoch(groupId) },
+                                   arguments: { (_: GroupScripts.EpochArgument) in Array(epoch.utf8) })
+        redis.evalScript(call) { [self] result in
+            if case .failure(let error) = RedisReplies.value(result) { return completion(.failure(error)) }
+            redis.publish(keys.groupChangeChannel, Array(groupId.string.utf8)) { _ in }
+            guard !recipients.isEmpty else { return completion(.success([])) }
+            var routings = [Routing?](repeating: nil, count: recipients.count)
+            var remaining = recipients.count
+            var failure: StoreError?
+            for (index, recipient) in recipients.enumerated() {
+                router.deliverEvent(event, to: recipient) { result in
+                    switch result {
+                    case .success(let routing): routings[index] = routing
+                    case .failure(let error): failure = failure ?? error
                     }
-                    routings.append(routing)
+                    remaining -= 1
+                    guard remaining == 0 else { return }
+                    if let failure { return completion(.failure(failure)) }
+                    completion(.success(routings.map { $0 ?? .offline }))
                 }
-                return .success(routings)
-            })
+            }
         }
     }
 }

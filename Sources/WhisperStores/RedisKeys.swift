@@ -124,8 +124,10 @@ package struct RedisKeys: Sendable {
     /// What the presence scripts build a user's `blocked:` key from (`blocked(_:)`).
     package var blockedPrefix: String { joined.blockedTag }
 
-    /// `typing:{from}:<to>` → set for `Limits.typingMinIntervalMillis` after a relayed signal.
-    package func typing(from: WhisperID, to: WhisperID) -> [UInt8] { bytes("typing:{" + from.string + "}:" + to.string) }
+    /// `typing:{to}:<from>` → set for `Limits.typingMinIntervalMillis` after a relayed signal;
+    /// tagged by the recipient, whose step checks it (servers before 2026-11-27 tagged it by
+    /// the sender: those keys live 2 s).
+    package func typing(from: WhisperID, to: WhisperID) -> [UInt8] { bytes("typing:{" + to.string + "}:" + from.string) }
 
     /// `push-wake:{whisperId}` → "1" while a wake-up sent to the user coalesces later ones;
     /// TTL = `WHISPER_PUSH_COALESCE_SECONDS`; deleted when the user logs in.

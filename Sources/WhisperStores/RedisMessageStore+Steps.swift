@@ -24,7 +24,8 @@ extension RedisMessageStore {
     package func chargeInSteps(_ message: MessageAcceptance, completion: @escaping StoreCompletion<AcceptOutcome?>) {
         let subjects = Dictionary(grouping: message.rateLimit.buckets) { RedisKeys.rateLimitTag($0.subject) }
         let others = subjects.filter { $0.key != message.from.string }
-        let charges = AcceptCharges(steps: 1 + others.count + (message.group == nil ? 0 : 1), done: completion)
+        let charges = StepJoin<AcceptOutcome>(steps: 1 + others.count + (message.group == nil ? 0 : 1), prefer: Self.prefer,
+                                              done: completion)
         let senderLogs = subjects[message.from.string] ?? []
         let senderCall = RedisScriptCall(MessageStepScripts.sender, keys: { (name: MessageStepScripts.SenderKey) in
             switch name {
@@ -41,19 +42,12 @@ extension RedisMessageStore {
             case .marked: Self.flag(message.group != nil)
             }
         }, moreKeys: keys.rateLimits(senderLogs), moreArguments: RedisRateLimitStore.limitArguments(senderLogs))
-        redis.evalScript(senderCall, retryOnce: true) { charges.charged($0) }
+        redis.evalScript(senderCall, retryOnce: true) { charges.step(Self.charged($0, limited: AcceptOutcome.rateLimited)) }
         for (tag, buckets) in others {
-            let logs = keys.rateLimits(buckets)
-            let call = RedisScriptCall(MessageStepScripts.address, keys: { (_: MessageStepScripts.AddressKey) in
-                groupMark(message, subjectTag: tag) ?? logs[0]
-            }, arguments: { (name: MessageStepScripts.AddressArgument) in
-                switch name {
-                case .hit: Array(message.rateLimit.nonce.utf8)
-                case .markTTL: Self.text(settings.pendingTTLMillis)
-                case .marked: Self.flag(message.group != nil)
-                }
-            }, moreKeys: logs, moreArguments: RedisRateLimitStore.limitArguments(buckets))
-            redis.evalScript(call, retryOnce: true) { charges.charged($0) }
+            Self.chargeSubject(redis, keys, buckets: buckets, nonce: message.rateLimit.nonce,
+                               mark: groupMark(message, subjectTag: tag), markTTLMillis: settings.pendingTTLMillis) {
+                charges.step(Self.charged($0, limited: AcceptOutcome.rateLimited))
+            }
         }
         if let group = message.group {
             redis.send([Array("GET".utf8), keys.groupEpoch(group.groupId)]) { result in
@@ -61,6 +55,15 @@ extension RedisMessageStore {
                     (value.string ?? GroupScripts.noEpoch) == group.epoch ? nil : .membershipChanged
                 })
             }
+        }
+    }
+
+    /// Of two refusals: a stale epoch (the retry is free), else the longest wait.
+    private static func prefer(_ one: AcceptOutcome, _ other: AcceptOutcome) -> AcceptOutcome {
+        switch (one, other) {
+        case (.membershipChanged, _): one
+        case (.rateLimited(let a), .rateLimited(let b)): a >= b ? one : other
+        default: other
         }
     }
 
@@ -72,7 +75,7 @@ extension RedisMessageStore {
         }
     }
 
-    private static func flag(_ on: Bool) -> [UInt8] { [on ? UInt8(ascii: "1") : UInt8(ascii: "0")] }
+    static func flag(_ on: Bool) -> [UInt8] { [on ? UInt8(ascii: "1") : UInt8(ascii: "0")] }
 
     /// The recipient's step, then — when the route names another node — the publish to it.
     private func storeForRecipient(_ message: MessageAcceptance, completion: @escaping StoreCompletion<AcceptOutcome>) {
@@ -106,8 +109,8 @@ extension RedisMessageStore {
         // Routed like the single script routes: another node's socket gets the frame by publish.
         let route: (_ outcome: AcceptOutcome, _ remote: LiveRoute?) -> Void = { [self] outcome, remote in
             guard let remote else { return completion(.success(outcome)) }
-            publish(MessageFrames.messageReceived(deliveryPayload: message.deliveryPayload), to: message.to, at: remote,
-                    kind: "m", receivedAtMicros: message.receivedAtMicros) { [self] received in
+            router.publish(MessageFrames.messageReceived(deliveryPayload: message.deliveryPayload), to: message.to, at: remote,
+                           kind: "m", receivedAtMicros: message.receivedAtMicros) { [self] received in
                 if received { return completion(.success(outcome)) }
                 claimWake(message) { woke in completion(.success(Self.offline(outcome, wakeClaimed: woke))) }
             }
@@ -131,7 +134,7 @@ extension RedisMessageStore {
 
     /// What the recipient's step answered: the outcome, and the route when it names another node.
     private func recipientOutcome(_ result: Result<RedisReply, RedisError>) -> Result<(outcome: AcceptOutcome, remote: LiveRoute?), StoreError> {
-        let node = node
+        let router = router
         return RedisReplies.tagged(result) { status, reply -> (outcome: AcceptOutcome, remote: LiveRoute?)? in
             switch status {
             case 1: return (.duplicate, nil)
@@ -141,10 +144,8 @@ extension RedisMessageStore {
                 guard reply.count == 4, let cursor = reply[1]?.string.flatMap(PendingCursor.init),
                       let where_ = reply[2]?.string, let woke = reply[3]?.integer
                 else { return nil }
-                if where_ == "offline" { return (.accepted(cursor: cursor, routing: .offline, wakeClaimed: woke == 1), nil) }
-                guard let route = LiveRoute(text: where_) else { return nil }
-                if route.node == node { return (.accepted(cursor: cursor, routing: .local(route), wakeClaimed: false), nil) }
-                return (.accepted(cursor: cursor, routing: .remote, wakeClaimed: false), route)
+                guard let routed = router.local(where_) else { return nil }
+                return (.accepted(cursor: cursor, routing: routed.routing ?? .remote, wakeClaimed: woke == 1), routed.remote)
             }
         }
     }
@@ -169,17 +170,6 @@ extension RedisMessageStore {
         }
     }
 
-    /// Publishes a frame for `user`'s socket at `route` on its node's delivery channel
-    /// (`DeliveryNotice`'s form); `completion(false)` when nobody received it.
-    func publish(_ frame: [UInt8], to user: WhisperID, at route: LiveRoute, kind: String, receivedAtMicros: Int64,
-                 completion: @escaping (Bool) -> Void) {
-        let notice = Array((route.text + " " + user.string + " " + kind + " " + String(receivedAtMicros) + "\n").utf8) + frame
-        redis.publish(keys.deliveryChannel(route.node), notice) { result in
-            guard case .success(let receivers) = result else { return completion(false) }
-            completion(receivers > 0)
-        }
-    }
-
     // MARK: Receipts
 
     /// The recipient's step (the record, the queue), then the sender's (`message_delivered`,
@@ -191,7 +181,8 @@ extension RedisMessageStore {
             case .failure(let error): completion(.failure(error))
             case .success(nil): completion(.success(.unknown))
             case .success(let applied?):
-                notifySender(receipt, spelt: applied.spelt) { routing in
+                let frame = receipt.notification.head + Array(applied.spelt.utf8) + receipt.notification.tail
+                router.deliverEvent(frame, to: receipt.sender) { routing in
                     completion(routing.map { .applied(removed: applied.removed, routing: $0, messageIdText: applied.spelt) })
                 }
             }
@@ -216,74 +207,63 @@ extension RedisMessageStore {
             })
         }
     }
-
-    private func notifySender(_ receipt: ReceiptApplication, spelt: String, completion: @escaping StoreCompletion<Routing>) {
-        let frame = receipt.notification.head + Array(spelt.utf8) + receipt.notification.tail
-        let call = RedisScriptCall(MessageStepScripts.notice, keys: { (name: MessageStepScripts.NoticeKey) in
-            switch name {
-            case .route: keys.route(receipt.sender)
-            case .events: keys.events(receipt.sender)
-            }
-        }, arguments: { (name: MessageStepScripts.NoticeArgument) in
-            switch name {
-            case .frame: frame
-            case .eventTTL: Self.text(settings.eventTTLMillis)
-            case .maxEvents: Self.text(Int64(settings.maxEventsPerUser))
-            }
-        })
-        redis.evalScript(call, retryOnce: true) { [self] result in
-            switch RedisReplies.value(result) {
-            case .failure(let error): completion(.failure(error))
-            case .success(let value):
-                guard let text = value.string else { return completion(.failure(RedisReplies.unexpected(value))) }
-                if text == "offline" { return completion(.success(.offline)) }
-                guard let route = LiveRoute(text: text) else { return completion(.failure(RedisReplies.unexpected(value))) }
-                if route.node == node { return completion(.success(.local(route))) }
-                publish(frame, to: receipt.sender, at: route, kind: "e", receivedAtMicros: 0) { [self] received in
-                    if received { return completion(.success(.remote)) }
-                    keepEvent(frame, for: receipt.sender) { kept in completion(kept.map { .offline }) }
-                }
-            }
-        }
-    }
 }
 
-/// The charge steps of one accept, joined: the first failure, else the longest rate-limit wait
-/// or a stale epoch, else nil (every charge passed).
-private final class AcceptCharges {
+/// Steps sent in one round trip, joined: the first failure, else the refusal `prefer` keeps
+/// of those answered, else nil (every step passed).
+final class StepJoin<Refusal> {
     private var remaining: Int
-    private var refusal: AcceptOutcome?
+    private var refusal: Refusal?
     private var failure: StoreError?
-    private let done: (Result<AcceptOutcome?, StoreError>) -> Void
+    private let prefer: (Refusal, Refusal) -> Refusal
+    private let done: (Result<Refusal?, StoreError>) -> Void
 
-    init(steps: Int, done: @escaping (Result<AcceptOutcome?, StoreError>) -> Void) {
+    init(steps: Int, prefer: @escaping (Refusal, Refusal) -> Refusal, done: @escaping (Result<Refusal?, StoreError>) -> Void) {
         remaining = steps
+        self.prefer = prefer
         self.done = done
     }
 
-    /// A charge step's `{3, wait}` or `{0}`.
-    func charged(_ result: Result<RedisValue, RedisError>) {
-        step(RedisReplies.tagged(result) { status, items -> AcceptOutcome?? in
-            switch status {
-            case 0: return .some(nil)
-            case 3: return items.count == 2 ? items[1].integer.map { .rateLimited(retryAfterMs: $0) } : nil
-            default: return nil
-            }
-        })
-    }
-
-    func step(_ result: Result<AcceptOutcome?, StoreError>) {
+    func step(_ result: Result<Refusal?, StoreError>) {
         switch result {
         case .failure(let error): failure = failure ?? error
-        case .success(.rateLimited(let wait)?):
-            if case .rateLimited(let longest)? = refusal, longest >= wait { break }
-            if refusal != .membershipChanged { refusal = .rateLimited(retryAfterMs: wait) }
-        case .success(let other?): refusal = other
+        case .success(let answer?): refusal = refusal.map { prefer($0, answer) } ?? answer
         case .success(nil): break
         }
         remaining -= 1
         guard remaining == 0 else { return }
         if let failure { return done(.failure(failure)) }
         done(.success(refusal))
+    }
+}
+
+extension RedisMessageStore {
+    /// A charge step's reply: `{0}` passed, `{3, wait}` rate limited, or another status `other` maps.
+    static func charged<Refusal>(_ result: Result<RedisValue, RedisError>, limited: (Int64) -> Refusal,
+                                 other: (Int64) -> Refusal? = { _ in nil }) -> Result<Refusal?, StoreError> {
+        RedisReplies.tagged(result) { status, items -> Refusal?? in
+            switch status {
+            case 0: return .some(nil)
+            case 3: return items.count == 2 ? items[1].integer.map(limited) : nil
+            default: return other(status).map { .some($0) }
+            }
+        }
+    }
+
+    /// The SEND (or TYPING) charge of a subject other than the sender (the client's address),
+    /// with a group message's mark in that subject's slot.
+    static func chargeSubject(_ redis: RedisClient, _ keys: RedisKeys, buckets: [RateLimitBucket], nonce: String,
+                              mark: [UInt8]?, markTTLMillis: Int64, completion: @escaping (Result<RedisValue, RedisError>) -> Void) {
+        let logs = keys.rateLimits(buckets)
+        let call = RedisScriptCall(MessageStepScripts.address, keys: { (_: MessageStepScripts.AddressKey) in
+            mark ?? logs[0]
+        }, arguments: { (name: MessageStepScripts.AddressArgument) in
+            switch name {
+            case .hit: Array(nonce.utf8)
+            case .markTTL: text(markTTLMillis)
+            case .marked: flag(mark != nil)
+            }
+        }, moreKeys: logs, moreArguments: RedisRateLimitStore.limitArguments(buckets))
+        redis.evalScript(call, retryOnce: true, completion)
     }
 }

@@ -29,6 +29,8 @@ package final class RedisMessageStore: MessageStore {
     let settings: Settings
     /// `WHISPER_REDIS_MIN_REPLICAS` > 0: the `WAIT` behind every accept.
     let replicaWait: RedisReplicaWait?
+    /// Routes what the one-slot steps of a cluster answered (`RedisMessageStore+Steps`).
+    let router: RedisRouter
 
     package init(redis: RedisClient, keys: RedisKeys, node: String, limits: Limits) {
         self.redis = redis
@@ -36,6 +38,7 @@ package final class RedisMessageStore: MessageStore {
         self.node = node
         self.settings = Settings(limits)
         self.replicaWait = RedisReplicaWait(redis.configuration)
+        self.router = RedisRouter(redis: redis, keys: keys, node: node, limits: limits)
     }
 
     package func accept(_ message: MessageAcceptance, completion: @escaping StoreCompletion<AcceptOutcome>) {
@@ -206,17 +209,7 @@ package final class RedisMessageStore: MessageStore {
     }
 
     package func keepEvent(_ frame: [UInt8], for user: WhisperID, completion: @escaping StoreCompletion<Void>) {
-        let call = RedisScriptCall(MessageScripts.keepEvent, keys: { (_: MessageScripts.KeepEventKey) in keys.events(user) },
-                                   arguments: { (name: MessageScripts.KeepEventArgument) in
-            switch name {
-            case .frame: frame
-            case .eventTTL: Self.text(settings.eventTTLMillis)
-            case .maxEvents: Self.text(Int64(settings.maxEventsPerUser))
-            }
-        })
-        redis.evalScript(call) { result in
-            completion(RedisReplies.value(result).map { _ in () })
-        }
+        router.keep(frame, for: user, completion: completion)
     }
 
     // MARK: Replies

@@ -77,16 +77,16 @@ enum Readiness {
         }
     }
 
-    /// PUBLISH of the canary on `ready:{node}`, which this node's subscriber listens to beside
+    /// The canary published on `ready:{node}` (`RedisClient.publish`), which this node's subscriber listens to beside
     /// `deliver:{node}` on the same connection: ok once the subscriber has seen it, so a dead
     /// or wedged subscription (deliveries silently lost) fails within the canary timeout.
     private static func roundTrip(_ context: LoopContext, _ canary: UInt64, _ done: @escaping (Bool) -> Void) {
         let shared = context.shared
         let deadline = MonotonicClock.now() + UInt64(shared.limits.readinessCanaryTimeoutMillis) * 1_000_000
         let channel = shared.redisKeys.readiness(shared.nodeId)
-        context.redis.send([Array("PUBLISH".utf8), channel, Array(String(canary).utf8)]) { result in
+        context.redis.publish(channel, Array(String(canary).utf8)) { result in
             // 0 receivers: this node is not subscribed at all.
-            guard case .success(.integer(let receivers)) = result, receivers > 0 else { return done(false) }
+            guard case .success(let receivers) = result, receivers > 0 else { return done(false) }
             func poll() {
                 if shared.readinessProbe.hasSeenCanary(canary) { return done(true) }
                 if MonotonicClock.now() >= deadline { return done(false) }
