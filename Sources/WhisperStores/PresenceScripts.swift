@@ -1,7 +1,8 @@
 import WhisperStorage
 
 /// The Lua scripts behind `RedisPresence`: a socket coming to hold a user's session or
-/// letting go of it, and the sweep every node runs (docs/protocol.md "Presence").
+/// letting go of it, and the sweep every node runs (docs/protocol.md "Presence"). Each touches
+/// one hash slot (issue #27): the user's, a peer's, a node's, or a singleton's.
 ///
 /// What a user's direct peers were last told is `presence:{user}` {s, t}. A change of the
 /// user's status (its `route:` exists or not) is announced to its online direct peers when
@@ -11,165 +12,191 @@ import WhisperStorage
 /// announces the status that holds at that time (maybe none, if it flapped back). So a
 /// phone that flaps costs its peers at most one frame per interval, and they always end
 /// up with its real status. Blocking (docs/protocol.md "Blocking") hides both ways: a peer the
-/// user blocked, or that blocked the user (its `blocked:{peer}` set), is skipped.
+/// user blocked is skipped in the user's step, one that blocked the user in the peer's.
 ///
-/// Every script ends its ARGV with the same settings (`AnnounceSetting`), which `announce`
-/// reads. Each prefix is a tagged family's (`tagged(prefix, id)` is the key).
+/// The user's step decides (`decide`) and answers what the caller does next in other slots:
+/// `{'told'}` (nothing due: drop the user from `presence-due`), `{'due', at}` (schedule it),
+/// or `{'announce', frame, peer…}` (drop it from `presence-due`, and route the frame to each
+/// peer through `peer`, which answers the peer's route unless the peer blocked the user).
 package enum PresenceScripts {
-    package enum AnnounceSetting: String, ScriptNames {
-        /// This node and where `route(...)` publishes, as `RouteArgument`.
-        case node, nodePrefix, channelPrefix
-        case routePrefix, presencePrefix, peersPrefix
+    /// The settings the deciding steps take at the end of their ARGV.
+    package enum DecideSetting: String, ScriptNames {
         /// Minimum interval between announcements and the direct-peer window, ms.
         case minInterval, peerWindow, maxPeers
         /// TTL of `presence:{user}`, ms.
         case recordTTL
-        case blockedPrefix
     }
 
-    private static let announce = MessageScripts.prelude + """
+    /// Lua `decide(user, route_key, record, peers_key, own_blocked, now, grace)`: see above.
+    private static let decide = MessageScripts.prelude + """
         local function presence_frame(user, status, now)
           return '{"type":"presence","payload":{"whisperId":"' .. user .. '","status":"' .. status ..
             '","timestamp":' .. string.format('%d', now) .. '}}'
         end
-        -- Announces `user`'s status to its direct peers if it is due (see above), else
-        -- schedules it in `due`. Answers nil, or {frame, peer, route, …} for the peers whose
-        -- sockets are on this node (the caller writes those; others were published).
-        local function announce(user, now, grace, due)
-          local record = tagged(a_presencePrefix, user)
-          local status = redis.call('EXISTS', tagged(a_routePrefix, user)) == 1 and 'online' or 'offline'
+        local function decide(user, route_key, record, peers_key, own_blocked, now, grace)
+          local status = redis.call('EXISTS', route_key) == 1 and 'online' or 'offline'
           local told = redis.call('HMGET', record, 's', 't')
-          if told[1] == status then
-            redis.call('ZREM', due, user)
-            return nil
-          end
+          if told[1] == status then return {'told'} end
           local at = (tonumber(told[2]) or 0) + tonumber(a_minInterval)
           if grace > 0 then at = math.max(at, now + grace) end
-          if at > now then
-            redis.call('ZADD', due, at, user)
-            return nil
-          end
-          redis.call('ZREM', due, user)
+          if at > now then return {'due', at} end
           redis.call('HSET', record, 's', status, 't', now)
           redis.call('PEXPIRE', record, a_recordTTL)
-          local text = presence_frame(user, status, now)
-          local frame = function() return text end
-          local out = {text}
-          local peers = redis.call('ZREVRANGEBYSCORE', tagged(a_peersPrefix, user), '+inf', now - tonumber(a_peerWindow),
+          local out = {'announce', presence_frame(user, status, now)}
+          local peers = redis.call('ZREVRANGEBYSCORE', peers_key, '+inf', now - tonumber(a_peerWindow),
                                    'LIMIT', 0, tonumber(a_maxPeers))
-          local own = tagged(a_blockedPrefix, user)
-          local blocks = redis.call('EXISTS', own) == 1
+          local blocks = redis.call('EXISTS', own_blocked) == 1
           for _, peer in ipairs(peers) do
-            if not (blocks and redis.call('SISMEMBER', own, peer) == 1)
-               and redis.call('SISMEMBER', tagged(a_blockedPrefix, peer), user) == 0 then
-              local where = route(tagged(a_routePrefix, peer), peer, 's', '0', frame, a_node, a_nodePrefix, a_channelPrefix)
-              if where ~= 'offline' and where ~= 'remote' then
-                out[#out + 1] = peer
-                out[#out + 1] = where
-              end
-            end
+            if not (blocks and redis.call('SISMEMBER', own_blocked, peer) == 1) then out[#out + 1] = peer end
           end
           return out
         end
 
         """
 
-    package enum OnlineKey: String, ScriptNames {
-        /// `route:{user}`, `events:{user}`, `node-users:{this node}`, `presence-due`, `nodes`,
+    /// The keys every deciding step (in the user's slot) names first.
+    package enum UserKey: String, ScriptNames {
+        /// `route:{user}`, `presence:{user}`, `peers:{user}`, `blocked:{user}`.
+        case route, presence, peers, blocked
+    }
+
+    package enum ArriveKey: String, ScriptNames {
+        /// `route:{user}`, `presence:{user}`, `peers:{user}`, `blocked:{user}`, `events:{user}`,
         /// `push-wake:{user}`, `calls-held:{user}`.
-        case route, events, nodeUsers, due, nodes, pushWake, held
+        case route, presence, peers, blocked, events, pushWake, held
     }
 
-    package enum OnlineArgument: String, ScriptNames {
+    package enum ArriveArgument: String, ScriptNames {
         /// The route text of the socket.
-        case route, user, nodeUsersPrefix
+        case route, user
     }
 
-    /// A socket now holds the user's session. Returns {kept events oldest
-    /// first (now forgotten), announcement, 1 when calls are held for the user else 0} — with
-    /// none held, the login skips `CallScripts.held` (a call offered from now on finds the route). The node is listed in `nodes` before it holds anyone, so a
-    /// node that dies before its first sweep is still found. The user's push coalescing window
-    /// ends: the next thing queued after it leaves wakes it again (docs/protocol.md "Push wake-ups").
-    package static let online = RedisScript(keys: OnlineKey.self, arguments: OnlineArgument.self, AnnounceSetting.self,
-                                            prelude: announce, """
+    /// A socket now holds the user's session: the route is set, the kept events taken, the
+    /// push coalescing window ends (the next thing queued after it wakes the user again) and
+    /// the `online` announcement decided. Returns {kept events oldest first (now forgotten),
+    /// the node of the route replaced ('' when none), 1 when calls are held for the user else
+    /// 0, decision}.
+    package static let arrive = RedisScript(keys: ArriveKey.self, arguments: ArriveArgument.self, DecideSetting.self,
+                                            prelude: decide, """
         local now = now_ms()
-        redis.call('ZADD', k_nodes, 'NX', now, a_node)
         local old = redis.call('GET', k_route)
-        local old_node = old and string.match(old, '^([^:]+):')
-        if old_node and old_node ~= a_node then redis.call('SREM', tagged(a_nodeUsersPrefix, old_node), a_user) end
         redis.call('SET', k_route, a_route)
-        redis.call('SADD', k_nodeUsers, a_user)
-        redis.call('PEXPIRE', tagged(a_presencePrefix, a_user), a_recordTTL)
+        redis.call('PEXPIRE', k_presence, a_recordTTL)
         redis.call('DEL', k_pushWake)
         local events = redis.call('LRANGE', k_events, 0, -1)
         if #events > 0 then redis.call('DEL', k_events) end
-        return {events, announce(a_user, now, 0, k_due) or {}, redis.call('EXISTS', k_held)}
+        return {events, old and string.match(old, '^([^:]+):') or '', redis.call('EXISTS', k_held),
+                decide(a_user, k_route, k_presence, k_peers, k_blocked, now, 0)}
         """)
 
-    package enum OfflineKey: String, ScriptNames {
-        /// `route:{user}`, `node-users:{this node}`, `presence-due`.
-        case route, nodeUsers, due
-    }
-
-    package enum OfflineArgument: String, ScriptNames {
+    package enum LeaveArgument: String, ScriptNames {
         /// Its route text; the offline grace, ms.
         case route, user, grace
     }
 
-    /// The socket let go of the session.
-    /// Deletes the route only if it is still this socket's (a newer login may own it).
-    /// Returns the announcement (`{}` when none was made now).
-    package static let offline = RedisScript(keys: OfflineKey.self, arguments: OfflineArgument.self, AnnounceSetting.self,
-                                             prelude: announce, """
-        if redis.call('GET', k_route) ~= a_route then return {} end
+    /// The socket let go of the session: the route goes only if it is still this socket's (a
+    /// newer login may own it). Returns {'told'} when it was not, else the decision.
+    package static let leave = RedisScript(keys: UserKey.self, arguments: LeaveArgument.self, DecideSetting.self,
+                                           prelude: decide, """
+        if redis.call('GET', k_route) ~= a_route then return {'told'} end
         redis.call('DEL', k_route)
-        redis.call('SREM', k_nodeUsers, a_user)
-        redis.call('PEXPIRE', tagged(a_presencePrefix, a_user), a_recordTTL)
-        return announce(a_user, now_ms(), tonumber(a_grace), k_due) or {}
+        redis.call('PEXPIRE', k_presence, a_recordTTL)
+        return decide(a_user, k_route, k_presence, k_peers, k_blocked, now_ms(), tonumber(a_grace))
         """)
 
-    package enum SweepKey: String, ScriptNames {
-        /// `presence-due`, `nodes`.
-        case due, nodes
+    package enum RecheckArgument: String, ScriptNames {
+        /// `deadNode`: the node that died holding the user ('' for a due announcement).
+        case user, deadNode
     }
 
-    package enum SweepArgument: String, ScriptNames {
-        case batch, nodeUsersPrefix, nodeTTL
+    /// The sweep's step for one user: a user of a dead node loses its route if that node
+    /// still holds it (a newer login elsewhere keeps its own), then the decision.
+    package static let recheck = RedisScript(keys: UserKey.self, arguments: RecheckArgument.self, DecideSetting.self,
+                                             prelude: decide, """
+        if a_deadNode ~= '' then
+          local r = redis.call('GET', k_route)
+          if r and string.sub(r, 1, #a_deadNode + 1) == a_deadNode .. ':' then redis.call('DEL', k_route) end
+        end
+        return decide(a_user, k_route, k_presence, k_peers, k_blocked, now_ms(), 0)
+        """)
+
+    package enum PeerKey: String, ScriptNames {
+        /// `blocked:{peer}`, `route:{peer}`.
+        case blocked, route
     }
 
-    /// Every node, every `Limits.presenceSweepIntervalMillis`.
-    /// Marks this node alive in `nodes`; takes the users of nodes that died (their node key
-    /// expired) offline; then makes the announcements that are due, each claimed by the
-    /// ZREM of this one atomic step, so exactly one node sends it.
-    /// Returns the announcements with peers on this node.
-    package static let sweep = RedisScript(keys: SweepKey.self, arguments: SweepArgument.self, AnnounceSetting.self,
-                                           prelude: announce, """
+    package enum PeerArgument: String, ScriptNames { case user }
+
+    /// An announcement for one peer: its route ('offline' when none), or '' when the peer
+    /// blocked the announced user.
+    package static let peer = RedisScript(keys: PeerKey.self, arguments: PeerArgument.self, """
+        if redis.call('SISMEMBER', k_blocked, a_user) == 1 then return '' end
+        return redis.call('GET', k_route) or 'offline'
+        """)
+
+    package enum NodesKey: String, ScriptNames {
+        /// `nodes`.
+        case nodes
+    }
+
+    package enum NodesArgument: String, ScriptNames { case node, nodeTTL }
+
+    /// The sweep's first step: this node is alive in `nodes`; answers the nodes whose last
+    /// sweep is older than the node TTL (up to 16), to be checked in their own slots.
+    package static let nodes = RedisScript(keys: NodesKey.self, arguments: NodesArgument.self, prelude: MessageScripts.prelude, """
         local now = now_ms()
-        local budget = tonumber(a_batch)
         redis.call('ZADD', k_nodes, now, a_node)
-        local dead = redis.call('ZRANGEBYSCORE', k_nodes, '-inf', now - tonumber(a_nodeTTL), 'LIMIT', 0, 16)
-        for _, node in ipairs(dead) do
-          if budget <= 0 then break end
-          if redis.call('EXISTS', tagged(a_nodePrefix, node)) == 0 then
-            local users = tagged(a_nodeUsersPrefix, node)
-            for _, user in ipairs(redis.call('SPOP', users, budget)) do
-              -- Its route may be gone already (a message found the node dead), or belong
-              -- to a newer login elsewhere: the announcement decides from what holds.
-              local route_key = tagged(a_routePrefix, user)
-              local r = redis.call('GET', route_key)
-              if r and string.sub(r, 1, #node + 1) == node .. ':' then redis.call('DEL', route_key) end
-              redis.call('ZADD', k_due, now, user)
-              budget = budget - 1
-            end
-            if redis.call('SCARD', users) == 0 then redis.call('ZREM', k_nodes, node) end
-          end
+        return redis.call('ZRANGEBYSCORE', k_nodes, '-inf', now - tonumber(a_nodeTTL), 'LIMIT', 0, 16)
+        """)
+
+    package enum DeadNodeKey: String, ScriptNames {
+        /// `node:{n}`, `node-users:{n}` (one slot: the node's).
+        case node, users
+    }
+
+    package enum DeadNodeArgument: String, ScriptNames { case budget }
+
+    /// Takes up to `budget` users of node n if n is dead (its liveness key expired). Returns
+    /// {users, how many are left} — {{}, -1} when n is alive.
+    package static let deadNode = RedisScript(keys: DeadNodeKey.self, arguments: DeadNodeArgument.self, """
+        if redis.call('EXISTS', k_node) == 1 then return {{}, -1} end
+        local users = redis.call('SPOP', k_users, tonumber(a_budget))
+        return {users, redis.call('SCARD', k_users)}
+        """)
+
+    package enum DueKey: String, ScriptNames {
+        /// `presence-due`.
+        case due
+    }
+
+    package enum ClaimArgument: String, ScriptNames { case batch, lease }
+
+    /// Claims the announcements that are due: each user's score moves `lease` ms ahead (so no
+    /// other node takes it meanwhile, and a node dying before it announced leaves it to the
+    /// sweep after the lease). Returns {lease score, users…}.
+    package static let claim = RedisScript(keys: DueKey.self, arguments: ClaimArgument.self, prelude: MessageScripts.prelude, """
+        local now = now_ms()
+        local users = redis.call('ZRANGEBYSCORE', k_due, '-inf', now, 'LIMIT', 0, tonumber(a_batch))
+        local until_ = now + tonumber(a_lease)
+        for _, user in ipairs(users) do redis.call('ZADD', k_due, 'XX', string.format('%d', until_), user) end
+        table.insert(users, 1, string.format('%d', until_))
+        return users
+        """)
+
+    package enum ReleaseArgument: String, ScriptNames {
+        /// The lease score of the claim ('' for none: the user's entry goes whatever its score);
+        /// `at`: when the user is due again ('' for never).
+        case user, lease, at
+    }
+
+    /// After a decision: the user leaves `presence-due` — unless someone scheduled it anew
+    /// since the claim (its score is no longer the lease) — or is scheduled at `at`.
+    package static let release = RedisScript(keys: DueKey.self, arguments: ReleaseArgument.self, """
+        if a_at ~= '' then
+          redis.call('ZADD', k_due, a_at, a_user)
+        elseif a_lease == '' or redis.call('ZSCORE', k_due, a_user) == a_lease then
+          redis.call('ZREM', k_due, a_user)
         end
-        local out = {}
-        for _, user in ipairs(redis.call('ZRANGEBYSCORE', k_due, '-inf', now, 'LIMIT', 0, tonumber(a_batch))) do
-          redis.call('ZREM', k_due, user)
-          local made = announce(user, now, 0, k_due)
-          if made then out[#out + 1] = made end
-        end
-        return out
+        return 1
         """)
 }

@@ -98,7 +98,7 @@ package struct RedisKeys: Sendable {
 
     /// `presence:{whisperId}` → hash {s: status the peers were last told, t: when (ms)};
     /// TTL `Limits.presenceRecordTTLSeconds`, renewed at every login, logout and announcement.
-    package var presencePrefix: String { prefix + "presence:{" }
+    package func presence(_ whisperId: WhisperID) -> [UInt8] { tagged("presence", whisperId.string) }
 
     /// `presence-due` → sorted set of users whose status change waits for its announcement,
     /// scored by the time (ms) it becomes due.
@@ -110,7 +110,6 @@ package struct RedisKeys: Sendable {
 
     /// `node-users:{nodeId}` → set of users whose sockets that node holds (or held when it
     /// died): whom to announce offline when it dies.
-    package var nodeUsersPrefix: String { prefix + "node-users:{" }
     package func nodeUsers(_ node: String) -> [UInt8] { tagged("node-users", node) }
 
     /// `node:{nodeId}` exists while that node is alive (heartbeat with a short TTL).

@@ -105,3 +105,9 @@ extension TestLoop {
         return try result.get()
     }
 }
+
+/// A store made on the test's thread and used only on the loop's (`TestLoop.result`).
+final class OnLoop<Store>: @unchecked Sendable {
+    let store: Store
+    init(_ store: Store) { self.store = store }
+}
