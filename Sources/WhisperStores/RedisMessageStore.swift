@@ -196,8 +196,14 @@ package final class RedisMessageStore: MessageStore {
     }
 
     /// The envelope's record (`msg:{to}:from:id`) exists for the pending TTL; one accepted
-    /// before 2026-11-26 has the legacy record `msg:from:id` holding `"<to> <entry>[ d]"`.
+    /// before 2026-11-26 has the legacy record `msg:from:id` holding `"<to> <entry>[ d]"` (never
+    /// on a cluster, whose `MGET` cannot span the two slots).
     package func wasAccepted(_ messageId: CanonicalUUID, from: WhisperID, to: WhisperID, completion: @escaping StoreCompletion<Bool>) {
+        if redis.isCluster {
+            return redis.send([Array("EXISTS".utf8), keys.message(to: to, from: from, id: messageId)]) { result in
+                completion(RedisReplies.value(result).map { $0.integer == 1 })
+            }
+        }
         redis.send([Array("MGET".utf8), keys.message(to: to, from: from, id: messageId), keys.legacyMessage(from: from, id: messageId)]) { result in
             completion(RedisReplies.value(result).flatMap { value in
                 guard let records = value.array, records.count == 2 else { return .failure(RedisReplies.unexpected(value)) }

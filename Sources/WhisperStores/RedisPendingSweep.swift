@@ -7,13 +7,13 @@ import WhisperStorage
 /// Each run sweeps the next `slotsPerRun` slots (the whole ring every 128 heartbeats, ≈ 11 min
 /// at the default 5 s: a queue's stream expires by itself an hour after its pending TTL, so
 /// the sweep only has to take it out of the count and the index, and minutes late is fine).
-/// Then it reads every slot's counter: on a standalone Redis with 16 `MGET`s of 1,024 keys
-/// (≈ 2 ms of Redis time); on a cluster, whose `MGET` cannot span slots, with one `GET` per
-/// slot every `clusterReadEvery`-th run, the runs between reusing those counts updated by
-/// the slots just swept.
+/// Then it reads the slots' counters: on a standalone Redis all of them, with 16 `MGET`s of
+/// 1,024 keys (≈ 2 ms of Redis time); on a cluster, whose `MGET` cannot span slots, the next
+/// `clusterReadsPerRun` with one `GET` each — the total is whole 8 heartbeats after start
+/// (40 s), and each slot's count at most that old afterwards.
 package final class RedisPendingSweep {
     package static let slotsPerRun = 128
-    static let clusterReadEvery = 6
+    static let clusterReadsPerRun = 2_048
     /// Queues examined per slot and run.
     private static let batch = 100
     private static let chunk = 1_024
@@ -24,7 +24,7 @@ package final class RedisPendingSweep {
     private var counts = [Int64](repeating: 0, count: RedisSlot.count)
     private var legacyCount: Int64 = 0
     private var next = 0
-    private var runs = 0
+    private var nextRead = 0
 
     package init(redis: RedisClient, keys: RedisKeys, pendingTTLMillis: Int64) {
         self.redis = redis
@@ -36,8 +36,6 @@ package final class RedisPendingSweep {
     package func run(completion: @escaping StoreCompletion<Int64>) {
         let slots = (next..<next + Self.slotsPerRun).map { $0 % RedisSlot.count }
         next = (next + Self.slotsPerRun) % RedisSlot.count
-        let readsAll = !redis.isCluster || runs % Self.clusterReadEvery == 0
-        runs += 1
         let join = Join(completion) { [self] in counts.reduce(0, &+) &+ legacyCount }
         for slot in slots {
             join.add()
@@ -45,7 +43,7 @@ package final class RedisPendingSweep {
                 join.done(result.map { counts[slot] = $0 })
             }
         }
-        if readsAll { readCounts(join) }
+        readCounts(join)
         // Only servers before 2026-11-27 wrote the legacy pair, and never to a cluster.
         if !redis.isCluster {
             join.add()
@@ -58,7 +56,9 @@ package final class RedisPendingSweep {
 
     private func readCounts(_ join: Join) {
         guard !redis.isCluster else {
-            for slot in 0..<RedisSlot.count {
+            let first = nextRead
+            nextRead = (nextRead + Self.clusterReadsPerRun) % RedisSlot.count
+            for slot in first..<first + Self.clusterReadsPerRun {
                 join.add()
                 redis.send([Array("GET".utf8), keys.pendingCount(slot: slot)]) { [self] result in
                     join.done(RedisReplies.value(result).map { counts[slot] = Self.count($0) })
