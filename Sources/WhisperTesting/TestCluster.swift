@@ -17,7 +17,11 @@ public final class TestCluster: Sendable {
         let nodeB: TestServer
         do {
             nodeB = try await TestServer(environment)
-            try await Self.waitForNodes(prefix: prefix, count: 2)
+            if TestEnvironment.serversOnCluster {
+                try await Self.waitUntilReady([nodeA, nodeB])
+            } else {
+                try await Self.waitForNodes(prefix: prefix, count: 2)
+            }
         } catch {
             nodeA.stop()
             throw error
@@ -30,6 +34,15 @@ public final class TestCluster: Sendable {
     public func stop() {
         nodeA.stop()
         nodeB.stop()
+    }
+
+    /// On a Redis Cluster (sharded subscriptions, keys on three shards): each node's `/ready`,
+    /// which answers 200 once its subscriber delivers its own canary and its heartbeat is written.
+    private static func waitUntilReady(_ nodes: [TestServer]) async throws {
+        let up = await eventually(within: 10) {
+            nodes.allSatisfy { node in (try? TestHTTP.get(port: node.adminPort, "/ready"))?.status == 200 }
+        }
+        guard up else { throw TestSocket.Failure.io("the nodes did not become ready on the Redis Cluster within 10 s") }
     }
 
     private static func waitForNodes(prefix: String, count: Int) async throws {

@@ -17,6 +17,13 @@ public enum TestEnvironment {
     public static var redisURL: String {
         get throws { try require("WHISPER_TEST_REDIS_URL", example: "redis://127.0.0.1:PORT/0") }
     }
+    /// The seeds of the 3-primary + 3-replica Redis Cluster (`scripts/test`).
+    public static var redisClusterURL: String {
+        get throws { try require("WHISPER_TEST_REDIS_CLUSTER_URL", example: "redis://127.0.0.1:PORT1,127.0.0.1:PORT2/") }
+    }
+    /// The test servers run on the Redis Cluster (`WHISPER_TEST_SERVERS_ON_CLUSTER=1`, the
+    /// cluster pass of scripts/test).
+    public static var serversOnCluster: Bool { ProcessInfo.processInfo.environment["WHISPER_TEST_SERVERS_ON_CLUSTER"] == "1" }
     /// The TLS-only test Redis (`scripts/test`; client certificates optional) and the directory
     /// of its throwaway CA (`ca.pem`) and a client certificate it accepts (`client.pem`, `client.key`).
     public static var redisTLSURL: String {
@@ -111,8 +118,10 @@ public final class TestServer: Sendable {
 
     /// The configuration a test server starts from (here or as a process, `ServerProcess`):
     /// the test PostgreSQL and Redis, a Redis key prefix of its own, no drain grace.
+    /// With `WHISPER_TEST_SERVERS_ON_CLUSTER=1` (scripts/test's cluster pass) the servers run on
+    /// the 3-primary + 3-replica Redis Cluster instead of the standalone Redis.
     static func environment(publicAddress: String, adminAddress: String) throws -> [String: String] {
-        [
+        var environment = [
             "WHISPER_PUBLIC_ADDR": publicAddress,
             "WHISPER_ADMIN_ADDR": adminAddress,
             "WHISPER_DATABASE_URL": try TestEnvironment.databaseURL,
@@ -124,5 +133,10 @@ public final class TestServer: Sendable {
             "WHISPER_DRAIN_GRACE_SECONDS": "0",
             "WHISPER_DRAIN_WINDOW_SECONDS": "0",
         ]
+        if TestEnvironment.serversOnCluster {
+            environment["WHISPER_REDIS_URL"] = try TestEnvironment.redisClusterURL
+            environment["WHISPER_REDIS_CLUSTER"] = "1"
+        }
+        return environment
     }
 }
