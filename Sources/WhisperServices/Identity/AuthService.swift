@@ -22,7 +22,7 @@ import WhisperProtocol
 ///    (the unique signing key) logs into the winner;
 /// 5. upsert the device row (platform, push tokens, last active) — in the same database
 ///    statement as step 4 (one round trip per login);
-/// 6. create the session and, in the same Redis script, kill every other session of the
+/// 6. create the session and, in the same store call, kill every other session of the
 ///    identity and announce it to all nodes (single active device) — unless a ban or an
 ///    account deletion revoked the identity's sessions after step 4 read its revocation
 ///    epoch: its check in step 4 may have run before the ban committed, so the login is
