@@ -34,14 +34,16 @@ package struct RedisKeys: Sendable {
     /// `sessions:{whisperId}` → set of session hashes of the identity (for revocation).
     package func sessionIndex(_ whisperId: WhisperID) -> [UInt8] { tagged("sessions", whisperId.string) }
 
-    /// `revocation-epoch` → a counter bumped by every ban's or deletion's revocation; read
-    /// with each challenge a login takes. No TTL: one key.
-    package var revocationEpoch: [UInt8] { bytes("revocation-epoch") }
-
-    /// `revoked:{whisperId}` → hash {v: the epoch of the identity's last ban/deletion
-    /// revocation, why: its reason}; a login that read an older epoch is refused. TTL one day
-    /// (`RedisSessionStore.revokedMarkerTTLSeconds`), far longer than any login takes.
+    /// `revoked:{whisperId}` → hash {v: the identity's revocation epoch, raised by each ban's or
+    /// deletion's revocation, why: its reason}; a login that read an older epoch is refused.
+    /// TTL one day (`RedisSessionStore.revokedMarkerTTLSeconds`), far longer than any login takes.
+    /// (Older releases wrote `v` from a global `revocation-epoch`, no longer read; such a
+    /// marker still works, the next revocation raises it above every value of that counter.)
     package func revoked(_ whisperId: WhisperID) -> [UInt8] { tagged("revoked", whisperId.string) }
+
+    /// `revoking:{whisperId}` → set of session hashes out of the index whose deletion and
+    /// notice have not finished (`SessionScripts`); TTL `RedisSessionStore.revokingTTLSeconds`.
+    package func revoking(_ whisperId: WhisperID) -> [UInt8] { tagged("revoking", whisperId.string) }
 
     /// `ratelimit:{<tag>}:<action>` → sorted set of recent hits (docs/operations.md "Redis keys").
     /// The tag is the Whisper ID for an `id:` subject (the user's own slot) and the subject

@@ -55,16 +55,18 @@ import WhisperTesting
         let (nodeA, nodeB, prefix) = (cluster.nodeA, cluster.nodeB, cluster.prefix)
         let ws = try TestWebSocket(port: nodeB.publicPort)
         let login = try ws.login(TestIdentity())
-        // What the admin ban (a later issue) runs through AuthService.revokeAll.
-        let keys = RedisKeys(prefix: prefix)
-        let header = "v1\nbanned\n\(login.whisperId)\n-\n0\n"
+        // The user's step of a ban's revocation, then its notice (RedisSessionStore.revokeAll).
         let reply = try Identity.redis().command([
             "EVAL", SessionScripts.revokeAll.source, "3", prefix + "sessions:{" + login.whisperId + "}",
-            prefix + "revoked:{" + login.whisperId + "}", prefix + "revocation-epoch",
-            keys.sessionPrefix, prefix + "session-revocations", header, "banned", "60",
+            prefix + "revoked:{" + login.whisperId + "}", prefix + "revoking:{" + login.whisperId + "}",
+            "banned", "60", "60",
         ])
-        guard case .array(let revoked) = reply else { throw TestSocket.Failure.io("EVAL: \(reply)") }
+        guard case .array(let steps) = reply, steps.count == 2, case .array(let revoked) = steps[0] else {
+            throw TestSocket.Failure.io("EVAL: \(reply)")
+        }
         #expect(revoked.count == 1)
+        let hashes = revoked.compactMap(\.text).joined(separator: "\n")
+        _ = try Identity.redis().command(["PUBLISH", prefix + "session-revocations", "v1\nbanned\n\(login.whisperId)\n-\n0\n" + hashes])
         try ws.expectRevoked(reason: "banned", closeCode: 4003)
         #expect(try TestWebSocket(port: nodeA.publicPort).privileged("logout", token: login.sessionToken).errorCode
                     == "NOT_REGISTERED")

@@ -195,6 +195,20 @@ import WhisperProtocol
         #expect(harness.login(key: key).failure == .banned)
     }
 
+    @Test func seedOnlyLogin_readsItsIdentitysEpochBeforeTheCheck_soOnlyARevocationSinceRefusesIt() throws {
+        let harness = AuthHarness()
+        let key = TestKey(seed: 15)
+        let id = try harness.login(key: key).get().session.record.whisperId
+        #expect(harness.sessions.epochReads.count == 1)  // the new identity's, before its insert
+        // A revocation before the login (banned and lifted since) does not refuse it.
+        harness.sessions.revokeAll(of: id, reason: .banned, origin: nil) { _ in }
+        #expect((try? harness.login(key: key).get()) != nil)
+        #expect(harness.sessions.epochReads.last == id)
+        // A ban whose revocation runs after the epoch read, during the identity check: refused.
+        harness.identities.beforeRecover = { harness.sessions.revokeAll(of: id, reason: .banned, origin: nil) { _ in } }
+        #expect(harness.login(key: key).failure == .banned)
+    }
+
     @Test func seedOnlyRegistration_losingTheRaceForItsKeys_logsIntoTheWinner() throws {
         let harness = AuthHarness()
         let key = TestKey(seed: 14)

@@ -16,10 +16,8 @@ final class FakeChallenges: ChallengeStore {
         if decision == .allowed { values[id] = value }
         completion(.success(decision))
     }
-    /// The revocation epoch `take` reads (the fake sessions' epoch when wired to them).
-    var epoch: () -> Int64 = { 0 }
-    func take(_ id: CanonicalUUID, completion: @escaping StoreCompletion<TakenChallenge>) {
-        completion(.success(TakenChallenge(value: values.removeValue(forKey: id), revocationEpoch: epoch())))
+    func take(_ id: CanonicalUUID, completion: @escaping StoreCompletion<[UInt8]?>) {
+        completion(.success(values.removeValue(forKey: id)))
     }
 }
 
@@ -29,9 +27,14 @@ final class FakeSessions: SessionStore {
     /// Runs at every `revokeAll` (to see when, among other stores' steps, it came).
     var onRevoke: (() -> Void)?
 
-    /// The revocation epoch, and each revoked identity's epoch and reason (as in Redis).
-    var epoch: Int64 = 0
+    /// Each revoked identity's epoch and reason (as in Redis), and the epochs logins read.
     var revokedAt: [WhisperID: (epoch: Int64, reason: RevocationReason)] = [:]
+    var epochReads: [WhisperID] = []
+
+    func revocationEpoch(of whisperId: WhisperID, completion: @escaping StoreCompletion<Int64>) {
+        epochReads.append(whisperId)
+        completion(.success(revokedAt[whisperId]?.epoch ?? 0))
+    }
 
     func createExclusive(_ session: SessionRecord, ttlSeconds: Int64, unlessRevokedAfter epoch: Int64,
                          origin: ConnectionRef, completion: @escaping StoreCompletion<ExclusiveSession>) {
@@ -61,8 +64,7 @@ final class FakeSessions: SessionStore {
     func revokeAll(of whisperId: WhisperID, reason: RevocationReason, origin: ConnectionRef?,
                    completion: @escaping StoreCompletion<[SessionHash]>) {
         onRevoke?()
-        epoch += 1
-        revokedAt[whisperId] = (epoch, reason)
+        revokedAt[whisperId] = ((revokedAt[whisperId]?.epoch ?? 0) + 1, reason)
         let revoked = records.values.filter { $0.whisperId == whisperId }.map(\.hash)
         for hash in revoked { records[hash] = nil }
         notices.append(RevocationNotice(reason: reason, whisperId: whisperId.string, origin: origin, hashes: revoked))
@@ -109,8 +111,11 @@ final class FakeIdentities: IdentityStore {
         logins.append(device)
         completion(.success(true))
     }
+    /// Runs at the start of every `recover`: what commits while the login checks the identity.
+    var beforeRecover: (() -> Void)?
     func recover(_ id: WhisperID, keys: IdentityKeys, device: DeviceLogin, completion: @escaping StoreCompletion<RecoveryCheck>) {
         if let failure { return completion(.failure(failure)) }
+        beforeRecover?()
         guard let identity = users[id] else { return completion(.success(.unknownIdentity)) }
         guard identity.keys == keys else { return completion(.success(.keyMismatch)) }
         guard !identity.isBanned else { return completion(.success(.banned)) }

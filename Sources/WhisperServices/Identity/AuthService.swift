@@ -12,17 +12,19 @@ import WhisperProtocol
 ///    one challenge allows one attempt) — unknown, expired or used → `AUTH_FAILED`;
 /// 2. it must have been issued for this deviceId and whisperId → else `AUTH_FAILED`;
 /// 3. Ed25519 over the 32 raw challenge bytes with `signPublicKey` → else `AUTH_FAILED`;
-/// 4. recovery (whisperId given): the identity must exist with both keys equal → else
+/// 4. recovery (whisperId given): first the identity's revocation epoch is read (its own
+///    Redis slot), then the identity must exist with both keys equal → else
 ///    `AUTH_FAILED` (one message for both, so existence does not leak); then the ban check
 ///    → `USER_BANNED`. No whisperId (the seed phrase alone): the identity holding this
 ///    signing key, if any, goes through the same recovery check (contract §15); keys never
-///    seen mint ids until one is free (`users` primary key) — a registration that loses to a
-///    concurrent one with the same keys (the unique signing key) logs into the winner;
+///    seen mint ids until one is free (`users` primary key), each candidate's epoch read
+///    before its insert — a registration that loses to a concurrent one with the same keys
+///    (the unique signing key) logs into the winner;
 /// 5. upsert the device row (platform, push tokens, last active) — in the same database
 ///    statement as step 4 (one round trip per login);
-/// 6. create the session and, in the same Redis script, kill every other session of the
+/// 6. create the session and, in the same store call, kill every other session of the
 ///    identity and announce it to all nodes (single active device) — unless a ban or an
-///    account deletion revoked the identity's sessions after step 1 read the revocation
+///    account deletion revoked the identity's sessions after step 4 read its revocation
 ///    epoch: its check in step 4 may have run before the ban committed, so the login is
 ///    refused as step 4 would refuse it now (`USER_BANNED`, or `AUTH_FAILED` after a deletion).
 public final class AuthService {
@@ -66,8 +68,8 @@ public final class AuthService {
     // MARK: register_begin
 
     /// Charges one REGISTER hit to the client's IP and, for a recovery login, to the
-    /// claimed whisperId, and issues a challenge of 32 random bytes — both in one store step
-    /// (one Redis round trip): a refused hit stores no challenge.
+    /// claimed whisperId, and issues a challenge of 32 random bytes — one store call, which
+    /// stores the challenge only once the hit was allowed.
     public func begin(_ request: RegisterBeginPayload, client: ClientRef,
                       completion: @escaping Completion<IssuedChallenge>) {
         var subjects: [RateLimitSubject] = [.ip(client.ip)]
@@ -99,10 +101,10 @@ public final class AuthService {
             case .failure(let error):
                 completion(.failure(.storage(error)))
             case .success(let taken):
-                if let failure = check(request, against: taken.value.flatMap(PendingChallenge.decode)) {
+                if let failure = check(request, against: taken.flatMap(PendingChallenge.decode)) {
                     return fail(.authFailed(failure), request, completion)
                 }
-                let login = PendingLogin(request: request, client: client, epoch: taken.revocationEpoch,
+                let login = PendingLogin(request: request, client: client,
                                          keys: IdentityKeys(encPublicKey: request.encPublicKey,
                                                             signPublicKey: request.signPublicKey))
                 if let whisperId = request.whisperId {
@@ -125,16 +127,29 @@ public final class AuthService {
         return nil
     }
 
-    /// Recovery login: same keys as stored, not banned — checked, and the device row written,
-    /// in one store step.
+    /// Recovery login: the identity's revocation epoch read, then same keys as stored, not
+    /// banned — checked, and the device row written, in one store step.
     private func recover(_ whisperId: WhisperID, _ login: PendingLogin, _ completion: @escaping Completion<Login>) {
-        identities.recover(whisperId, keys: login.keys, device: Self.device(whisperId, login.request)) { [self] result in
+        withEpoch(of: whisperId, completion) { [self] epoch in
+            identities.recover(whisperId, keys: login.keys, device: Self.device(whisperId, login.request)) { [self] result in
+                switch result {
+                case .failure(let error): completion(.failure(.storage(error)))
+                case .success(.unknownIdentity): fail(.authFailed(.unknownIdentity), login.request, completion)
+                case .success(.keyMismatch): fail(.authFailed(.keyMismatch), login.request, completion)
+                case .success(.banned): fail(.banned, login.request, completion)
+                case .success(.recorded): openSession(whisperId, isNew: false, epoch: epoch, login, completion)
+                }
+            }
+        }
+    }
+
+    /// The identity's revocation epoch, read before its identity checks (`SessionStore.createExclusive`).
+    private func withEpoch(of whisperId: WhisperID, _ completion: @escaping Completion<Login>,
+                           then next: @escaping (Int64) -> Void) {
+        sessions.revocationEpoch(of: whisperId) { result in
             switch result {
             case .failure(let error): completion(.failure(.storage(error)))
-            case .success(.unknownIdentity): fail(.authFailed(.unknownIdentity), login.request, completion)
-            case .success(.keyMismatch): fail(.authFailed(.keyMismatch), login.request, completion)
-            case .success(.banned): fail(.banned, login.request, completion)
-            case .success(.recorded): openSession(whisperId, isNew: false, login, completion)
+            case .success(let epoch): next(epoch)
             }
         }
     }
@@ -159,27 +174,29 @@ public final class AuthService {
         guard attempt <= limits.maxWhisperIDMintAttempts, let candidate = WhisperIDMinter.mint(using: random) else {
             return completion(.failure(.internalFailure("no free Whisper ID after \(limits.maxWhisperIDMintAttempts) attempts")))
         }
-        identities.create(candidate, keys: login.keys, device: Self.device(candidate, login.request)) { [self] result in
-            switch result {
-            case .failure(let error):
-                completion(.failure(.storage(error)))
-            case .success(false):
-                log.warn("whisper_id_collision", whisperId: candidate.string, ["attempt": .int(attempt)])
-                recoverBySeed(login, attempt: attempt + 1, completion)
-            case .success(true):
-                openSession(candidate, isNew: true, login, completion)
+        withEpoch(of: candidate, completion) { [self] epoch in
+            identities.create(candidate, keys: login.keys, device: Self.device(candidate, login.request)) { [self] result in
+                switch result {
+                case .failure(let error):
+                    completion(.failure(.storage(error)))
+                case .success(false):
+                    log.warn("whisper_id_collision", whisperId: candidate.string, ["attempt": .int(attempt)])
+                    recoverBySeed(login, attempt: attempt + 1, completion)
+                case .success(true):
+                    openSession(candidate, isNew: true, epoch: epoch, login, completion)
+                }
             }
         }
     }
 
     /// Step 6: the exclusive session (the device row was written in step 4 or 5), unless the
-    /// identity was revoked since the login's epoch.
-    private func openSession(_ whisperId: WhisperID, isNew: Bool, _ login: PendingLogin,
+    /// identity was revoked since the login read its `epoch`.
+    private func openSession(_ whisperId: WhisperID, isNew: Bool, epoch: Int64, _ login: PendingLogin,
                              _ completion: @escaping Completion<Login>) {
         let request = login.request
         let issued = issueSession(whisperId: whisperId, deviceId: request.deviceId, platform: request.platform,
                                   signPublicKey: request.signPublicKey)
-        sessions.createExclusive(issued.record, ttlSeconds: limits.sessionTTLSeconds, unlessRevokedAfter: login.epoch,
+        sessions.createExclusive(issued.record, ttlSeconds: limits.sessionTTLSeconds, unlessRevokedAfter: epoch,
                                  origin: login.client.connection) { [self] result in
             switch result {
             case .failure(let error):
@@ -195,11 +212,10 @@ public final class AuthService {
         }
     }
 
-    /// A proof past steps 1–3, and the revocation epoch read with its challenge.
+    /// A proof past steps 1–3.
     struct PendingLogin {
         let request: RegisterProofPayload
         let client: ClientRef
-        let epoch: Int64
         let keys: IdentityKeys
     }
 

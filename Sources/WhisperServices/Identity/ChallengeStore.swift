@@ -7,21 +7,8 @@ public protocol ChallengeStore {
     /// Charges `rateLimit` and, only if it is allowed, stores the challenge — atomically.
     func put(_ id: CanonicalUUID, value: [UInt8], ttlSeconds: Int64, rateLimit: RateLimitCharge,
              completion: @escaping StoreCompletion<RateLimitDecision>)
-    /// The value, removed in the same step (`nil` if unknown, expired or already taken), and
-    /// in the same step the current revocation epoch (`SessionStore.createExclusive`).
-    func take(_ id: CanonicalUUID, completion: @escaping StoreCompletion<TakenChallenge>)
-}
-
-/// A taken challenge, and the revocation epoch read with it: a login's identity checks all
-/// run after this read, so a ban or deletion whose revocation comes later has a greater epoch.
-public struct TakenChallenge: Sendable, Equatable {
-    public let value: [UInt8]?
-    public let revocationEpoch: Int64
-
-    public init(value: [UInt8]?, revocationEpoch: Int64) {
-        self.value = value
-        self.revocationEpoch = revocationEpoch
-    }
+    /// The value, removed in the same step (`nil` if unknown, expired or already taken).
+    func take(_ id: CanonicalUUID, completion: @escaping StoreCompletion<[UInt8]?>)
 }
 
 /// A challenge as stored: the 32 random bytes plus what `register_begin` declared, so the
