@@ -112,6 +112,12 @@ public final class TestServer: Sendable {
         log = Log(level: config.logLevel, sink: logSink ?? FileDescriptorLogSink.standardOutput)
         server = try WhisperServer(config: config, log: log, metrics: WhisperMetrics(registry: MetricsRegistry()))
         if config.databaseURL != nil { _ = try await server.migrate() }
+        // A node takes traffic once `/ready` says so (its subscriber delivers its canary): the
+        // tests wait the same way, so a notice published right after start (a revocation) is
+        // not lost to a subscription still being made. A server the test means to keep
+        // unready (no Redis) is used after 5 s anyway.
+        let admin = server.adminPort
+        _ = await eventually(within: 5) { (try? TestHTTP.get(port: admin, "/ready"))?.status == 200 }
     }
 
     public func stop() { server.shutdown() }
