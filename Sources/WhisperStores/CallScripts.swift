@@ -14,7 +14,8 @@ import WhisperStorage
 /// it (calls confirmed, answered or ended by then are skipped there, not removed early). An
 /// ended call stays as phase `e` for `Limits.callEndedTTLSeconds`. Routing is
 /// `MessageScripts.prelude`'s `route`; the sweep and the login script build `route:`,
-/// `events:` and `call:` keys of users they read from state (single Redis, not Redis Cluster).
+/// `events:` and `call:` keys of users they read from state: these scripts run on a standalone
+/// Redis; on a Redis Cluster the same operations are steps of one slot each (`CallStepScripts`).
 ///
 /// A call whose callee blocked the caller (`blocked:{callee}` holds the caller, docs/protocol.md
 /// "Blocking") has `blk` = 1: it rings for the caller alone — no offer held or routed, no
