@@ -374,6 +374,12 @@ extension RedisCallStore {
         }
     }
 
+    /// The sweep's claim of the calls due, alone (a test stops here to show a node that dies
+    /// right after it: its claim lapses after the lease, and the next sweep finishes the calls).
+    package func claimDueCalls(completion: @escaping StoreCompletion<[CanonicalUUID]>) {
+        claim(keys.callDeadlines, lease: settings.claimLeaseMillis) { completion($0.map { $0.map(\.id) }) }
+    }
+
     /// What a sweep's visit of one call did.
     private struct Visited {
         var ended: RangOutCall?

@@ -58,7 +58,7 @@ import WhisperTesting
 
         // Before the deadline the sweep leaves it ringing.
         #expect(try await cluster.sweep().ended.isEmpty)
-        try await Task.sleep(nanoseconds: 1_100_000_000)
+        try await Task.sleep(nanoseconds: cluster.ringNanos)
         let ended = try await cluster.sweep().ended
         let timeout = CallEventFrames.timeout(callIdText: offer.callIdText)
         #expect(ended.map(\.frame) == [timeout])
@@ -71,6 +71,26 @@ import WhisperTesting
         #expect(try await cluster.keptEvents(callee) == [timeout])
         _ = try await cluster.goOnline(callee, connection: 2)
         #expect(try await cluster.held(callee).isEmpty)
+    }
+
+    @Test func nodeDiesAfterClaimingARungOutCall_theNextSweepEndsItAfterTheLease() async throws {
+        let cluster = try await CallCluster()
+        defer { cluster.close() }
+        let (caller, callee, callId) = cluster.parties()
+        let offer = cluster.offer(from: caller, to: callee, callId: callId)
+        #expect(try await cluster.initiate(offer) == .routed(.offline, setup: nil))
+        try await Task.sleep(nanoseconds: cluster.ringNanos)
+
+        // A node claims it and dies: within the lease nobody else has it.
+        #expect(try await cluster.loop.result { done in cluster.store.claimDueCalls(completion: done) } == [callId])
+        #expect(try await cluster.sweep().ended.isEmpty)
+        #expect(try await cluster.keptEvents(caller).isEmpty)
+        // The lease (twice the grace) lapses: the next sweep ends the call, once.
+        try await Task.sleep(nanoseconds: 2 * cluster.graceNanos)
+        #expect(try await cluster.sweep().ended.map(\.frame) == [CallEventFrames.timeout(callIdText: offer.callIdText)])
+        #expect(try await cluster.sweep().ended.isEmpty)
+        #expect(try await cluster.keptEvents(caller).count == 1)
+        #expect(try await cluster.keptEvents(callee).count == 1)
     }
 
     @Test func remoteParties_getThePublishedFrames() async throws {
@@ -126,7 +146,7 @@ import WhisperTesting
         #expect(try await cluster.keptEvents(callee) == [hangup.frame])
         #expect(try await cluster.outbox(callId) == nil)
         // Not again, and the call did not ring out on top of it.
-        try await Task.sleep(nanoseconds: 1_100_000_000)
+        try await Task.sleep(nanoseconds: cluster.ringNanos)
         let later = try await cluster.sweep()
         #expect(later.ended.isEmpty && later.finished.isEmpty)
         #expect(try await cluster.keptEvents(callee) == [hangup.frame])
@@ -155,7 +175,7 @@ import WhisperTesting
         #expect(String(decoding: notice, as: UTF8.self).hasPrefix("\(otherNode):1:9 \(caller.string) s "))
         #expect(notice.suffix(answer.frame.count) == ArraySlice(answer.frame))
         // Answered: it does not ring out.
-        try await Task.sleep(nanoseconds: 1_100_000_000)
+        try await Task.sleep(nanoseconds: cluster.ringNanos)
         #expect(try await cluster.sweep().ended.isEmpty)
         #expect(try await cluster.keptEvents(caller).isEmpty)
     }
@@ -174,27 +194,30 @@ import WhisperTesting
         #expect(try await cluster.initiate(cluster.offer(from: caller, to: callee, callId: next)) == .dropped(setup: nil))
         #expect(try await cluster.signal(cluster.signal(.end, from: caller, to: callee, callId: next)) == .dropped(setup: .failed))
         // The first rings out for the caller only.
-        try await Task.sleep(nanoseconds: 1_100_000_000)
+        try await Task.sleep(nanoseconds: cluster.ringNanos)
         #expect(try await cluster.sweep().ended.count == 1)
         #expect(try await cluster.keptEvents(callee).isEmpty)
         #expect(try await cluster.keptEvents(caller).count == 1)
     }
 }
 
-/// The call store on a `ClusterStores`, with a ring timeout of 1 s and a short outbox grace.
+/// The call store on a `ClusterStores`, with a ring timeout of 3 s and an outbox grace of 1.5 s
+/// (long enough for a loaded machine to run the steps that check it is still running).
 private final class CallCluster: @unchecked Sendable {
     let stores: ClusterStores
     let store: RedisCallStore
     let limiter: RateLimiter
-    let graceNanos: UInt64 = 400_000_000
+    let graceNanos: UInt64 = 1_600_000_000
+    /// Past the ring timeout.
+    let ringNanos: UInt64 = 3_200_000_000
     var loop: TestLoop { stores.loop }
     var keys: RedisKeys { stores.keys }
 
     init() async throws {
         stores = try await ClusterStores()
         var limits = stores.limits
-        limits.callRingTimeoutSeconds = 1
-        store = RedisCallStore(redis: stores.redis, keys: stores.keys, node: stores.node, limits: limits, outboxGraceMillis: 300)
+        limits.callRingTimeoutSeconds = 3
+        store = RedisCallStore(redis: stores.redis, keys: stores.keys, node: stores.node, limits: limits, outboxGraceMillis: 1_500)
         limiter = RateLimiter(limits: RateLimits.defaults, store: RedisRateLimitStore(redis: stores.redis, keys: stores.keys))
     }
 
