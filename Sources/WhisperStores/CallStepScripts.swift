@@ -166,52 +166,17 @@ package enum CallStepScripts {
     /// party, {4, setup or ''} a `blk` call's caller (routed nowhere), {0, setup or '', outbox
     /// number (0: none)}: the frame goes to `to`.
     package static let signal = RedisScript(keys: SignalKey.self, arguments: SignalArgument.self,
-                                            prelude: MessageScripts.prelude + outbox, """
-        local state = redis.call('HMGET', k_call, 'caller', 'callee', 'phase', 'blk')
-        local caller, callee, phase = state[1], state[2], state[3]
-        if not phase or phase == 'e' then return {1} end
-        local kind, from, to = a_kind, a_from, a_to
-        if not ((from == caller and to == callee) or (from == callee and to == caller)) then return {2} end
-        if kind == 'answer' and from ~= callee then return {2} end
-        local function over()
+                                            prelude: MessageScripts.prelude + CallScripts.transition + outbox, """
+        local refused, step, setup = transition(k_call, k_candidates, a_kind, a_from, a_to, a_frame, a_maxCandidates, a_endedTTL, function()
           redis.call('HDEL', k_call, 'offer')
           redis.call('DEL', k_candidates)
-        end
-        if state[4] then
-          if from == callee then return {1} end
-          if kind ~= 'end' then return {4, ''} end
-          over()
-          redis.call('HSET', k_call, 'phase', 'e')
-          redis.call('PEXPIRE', k_call, a_endedTTL)
-          return {4, 'failed'}
-        end
-        if kind == 'end' then
-          local setup = ''
-          if phase == 'r' then
-            if from == callee then setup = 'rejected' else setup = 'failed' end
-          end
-          over()
-          redis.call('HSET', k_call, 'phase', 'e')
-          local n = outbox(k_call, to, a_frame, 'e', now_ms())
-          redis.call('PEXPIRE', k_call, a_endedTTL)
-          return {0, setup, n}
-        end
-        local setup, n = '', 0
-        if kind == 'answer' and phase == 'r' then
-          setup = 'answered'
-          phase = 'a'
-          over()
-          redis.call('HSET', k_call, 'phase', 'a')
-          n = outbox(k_call, to, a_frame, 's', now_ms())
-        elseif kind == 'ice' and phase == 'r' and from == caller then
-          -- Held with the offer for a callee that has not got it yet.
-          if redis.call('LLEN', k_candidates) < tonumber(a_maxCandidates) then
-            redis.call('RPUSH', k_candidates, a_frame)
-            redis.call('PEXPIRE', k_candidates, redis.call('PTTL', k_call))
-          end
-        end
+        end)
+        if refused then return refused end
+        local n = 0
+        if step == 'end' then n = outbox(k_call, a_to, a_frame, 'e', now_ms()) end
+        if step == 'answer' then n = outbox(k_call, a_to, a_frame, 's', now_ms()) end
         -- An answered call lives on while it signals (ICE restarts).
-        if phase == 'a' then redis.call('PEXPIRE', k_call, a_answeredTTL) end
+        if step == 'answer' or step == 'a' then redis.call('PEXPIRE', k_call, a_answeredTTL) end
         return {0, setup, n}
         """)
 
