@@ -184,17 +184,29 @@ package enum CallScripts {
     /// answered (nothing done), {0, caller, routing, ringing frame}: `rung` set and
     /// `call_ringing` routed to the caller.
     package static let confirm = RedisScript(keys: ConfirmKey.self, arguments: ConfirmArgument.self, RouteArgument.self,
-                                             prelude: MessageScripts.prelude, """
-        local s = redis.call('HMGET', k_call, 'caller', 'callee', 'phase', 'rung', 'cid', 'blk')
-        if not s[3] or s[3] == 'e' then return {1} end
-        if s[2] ~= a_callee then return {2} end
-        if s[6] then return {1} end
-        if s[4] == '1' or s[3] ~= 'r' then return {5} end
-        redis.call('HSET', k_call, 'rung', '1')
-        local ring = \(MessageScripts.lua(CallEventFrames.ringingPrefix)) .. s[5] .. \(MessageScripts.lua(CallEventFrames.ringingSuffix))
-        local where = route(tagged(a_routePrefix, s[1]), s[1], 's', '0', function() return ring end, a_node, a_nodePrefix, a_channelPrefix)
-        return {0, s[1], where, ring}
+                                             prelude: MessageScripts.prelude + confirmation, """
+        local settled, caller, ring = confirm_offer(k_call, a_callee)
+        if settled then return settled end
+        local where = route(tagged(a_routePrefix, caller), caller, 's', '0', function() return ring end, a_node, a_nodePrefix, a_channelPrefix)
+        return {0, caller, where, ring}
         """)
+
+    /// Lua `confirm_offer(call, callee)`: `callee` confirms the call's offer (the single
+    /// script's and the cluster's call step, `CallStepScripts.confirm`). Answers a reply to
+    /// return as it is ({1} unknown or ended, or a `blk` call; {2} not the callee; {5}
+    /// confirmed before or answered), or nil, the caller and its `call_ringing` frame (`rung` set).
+    package static let confirmation = """
+        local function confirm_offer(call, callee)
+          local s = redis.call('HMGET', call, 'caller', 'callee', 'phase', 'rung', 'cid', 'blk')
+          if not s[3] or s[3] == 'e' then return {1} end
+          if s[2] ~= callee then return {2} end
+          if s[6] then return {1} end
+          if s[4] == '1' or s[3] ~= 'r' then return {5} end
+          redis.call('HSET', call, 'rung', '1')
+          return nil, s[1], \(MessageScripts.lua(CallEventFrames.ringingPrefix)) .. s[5] .. \(MessageScripts.lua(CallEventFrames.ringingSuffix))
+        end
+
+        """
 
     package enum HeldKey: String, ScriptNames {
         /// `calls-held:{user}`, `blocked:{user}`, `calls:confirm`.

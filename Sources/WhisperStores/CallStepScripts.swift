@@ -194,14 +194,11 @@ package enum CallStepScripts {
 
     /// `call_received`, the call's step. Returns {1} unknown or ended (or a `blk` call), {2} not
     /// the callee, {5} confirmed before or answered, {0, caller, ringing frame}: `rung` set.
-    package static let confirm = RedisScript(keys: ConfirmKey.self, arguments: ConfirmArgument.self, """
-        local s = redis.call('HMGET', k_call, 'caller', 'callee', 'phase', 'rung', 'cid', 'blk')
-        if not s[3] or s[3] == 'e' then return {1} end
-        if s[2] ~= a_callee then return {2} end
-        if s[6] then return {1} end
-        if s[4] == '1' or s[3] ~= 'r' then return {5} end
-        redis.call('HSET', k_call, 'rung', '1')
-        return {0, s[1], \(MessageScripts.lua(CallEventFrames.ringingPrefix)) .. s[5] .. \(MessageScripts.lua(CallEventFrames.ringingSuffix))}
+    package static let confirm = RedisScript(keys: ConfirmKey.self, arguments: ConfirmArgument.self,
+                                             prelude: CallScripts.confirmation, """
+        local settled, caller, ring = confirm_offer(k_call, a_callee)
+        if settled then return settled end
+        return {0, caller, ring}
         """)
 
     // MARK: A login

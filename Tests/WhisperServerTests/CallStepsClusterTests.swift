@@ -201,23 +201,23 @@ import WhisperTesting
     }
 }
 
-/// The call store on a `ClusterStores`, with a ring timeout of 3 s and an outbox grace of 1.5 s
+/// The call store on a `ClusterStores`, with a ring timeout of 5 s and an outbox grace of 2.5 s
 /// (long enough for a loaded machine to run the steps that check it is still running).
 private final class CallCluster: @unchecked Sendable {
     let stores: ClusterStores
     let store: RedisCallStore
     let limiter: RateLimiter
-    let graceNanos: UInt64 = 1_600_000_000
+    let graceNanos: UInt64 = 2_600_000_000
     /// Past the ring timeout.
-    let ringNanos: UInt64 = 3_200_000_000
+    let ringNanos: UInt64 = 5_200_000_000
     var loop: TestLoop { stores.loop }
     var keys: RedisKeys { stores.keys }
 
     init() async throws {
         stores = try await ClusterStores()
         var limits = stores.limits
-        limits.callRingTimeoutSeconds = 3
-        store = RedisCallStore(redis: stores.redis, keys: stores.keys, node: stores.node, limits: limits, outboxGraceMillis: 1_500)
+        limits.callRingTimeoutSeconds = 5
+        store = RedisCallStore(redis: stores.redis, keys: stores.keys, node: stores.node, limits: limits, outboxGraceMillis: 2_500)
         limiter = RateLimiter(limits: RateLimits.defaults, store: RedisRateLimitStore(redis: stores.redis, keys: stores.keys))
     }
 
