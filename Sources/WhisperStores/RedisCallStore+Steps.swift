@@ -82,7 +82,7 @@ extension RedisCallStore {
             // Unconfirmed by this deadline, the callee is pushed — even if this node dies now.
             schedule(offer.callId, in: keys.callConfirmDeadlines, after: settings.confirmTimeoutMillis, mode: "set") { [self] scheduled in
                 if case .failure(let error) = scheduled { return completion(.failure(error)) }
-                routed(offer.frame, to: offer.callee, route: route, event: false) { [self] routing in
+                routed(offer.frame, to: offer.callee, route: route) { [self] routing in
                     guard case .success(.offline) = routing else {
                         return completion(routing.map { .routed($0, setup: nil) })
                     }
@@ -234,7 +234,7 @@ extension RedisCallStore {
     }
 
     private func readOffers(_ ids: [CanonicalUUID], for user: WhisperID, here: String, completion: @escaping StoreCompletion<[[UInt8]]>) {
-        let join = StepJoin<HeldOffer?>(count: ids.count)
+        let join = CallStepJoin<HeldOffer?>(count: ids.count)
         for (index, id) in ids.enumerated() {
             let call = RedisScriptCall(CallStepScripts.offer, keys: { (name: CallStepScripts.OfferKey) in
                 switch name {
@@ -299,7 +299,7 @@ extension RedisCallStore {
     /// Each offer's call step, and a confirmation deadline for those not confirmed yet.
     private func take(_ offers: [HeldOffer], blocked: Set<String>, here: String, completion: @escaping StoreCompletion<Void>) {
         let sent = offers.filter { !blocked.contains($0.id.string) && !$0.rung }
-        let join = StepJoin<Void>(count: offers.count + sent.count)
+        let join = CallStepJoin<Void>(count: offers.count + sent.count)
         for (index, offer) in offers.enumerated() {
             let call = RedisScriptCall(CallStepScripts.take, keys: { (name: CallStepScripts.TakeKey) in
                 switch name {
@@ -342,7 +342,7 @@ extension RedisCallStore {
     }
 
     private func unconfirmed(_ ids: [CanonicalUUID], completion: @escaping StoreCompletion<[(callee: WhisperID, callIdText: String)]>) {
-        let join = StepJoin<(callee: WhisperID, callIdText: String)?>(count: ids.count)
+        let join = CallStepJoin<(callee: WhisperID, callIdText: String)?>(count: ids.count)
         for (index, id) in ids.enumerated() {
             redis.send([Array("HMGET".utf8), keys.call(id)] + ["callee", "phase", "rung", "cid", "blk"].map { Array($0.utf8) }) { result in
                 join.done(index, RedisReplies.value(result).map { value in
@@ -361,7 +361,7 @@ extension RedisCallStore {
             switch claimed {
             case .failure(let error): return completion(.failure(error))
             case .success(let claimed):
-                let join = StepJoin<Visited>(count: claimed.count)
+                let join = CallStepJoin<Visited>(count: claimed.count)
                 for (index, entry) in claimed.enumerated() {
                     visit(entry.id, claimed: entry.score) { join.done(index, $0) }
                 }
@@ -437,7 +437,7 @@ extension RedisCallStore {
     /// Routes `frame` to every user; answers those whose socket is on this node.
     private func deliverAll(_ frame: [UInt8], to users: [WhisperID], event: Bool,
                             completion: @escaping StoreCompletion<[(user: WhisperID, route: LiveRoute)]>) {
-        let join = StepJoin<(user: WhisperID, route: LiveRoute)?>(count: users.count)
+        let join = CallStepJoin<(user: WhisperID, route: LiveRoute)?>(count: users.count)
         for (index, user) in users.enumerated() {
             deliver(frame, to: user, event: event) { routing in
                 join.done(index, routing.map { routing in
@@ -507,45 +507,29 @@ extension RedisCallStore {
         redis.evalScript(call, retryOnce: true) { completion(RedisReplies.value($0).map { _ in () }) }
     }
 
-    /// Routes a frame to `user`: its step (an event is kept when nobody holds it), then
-    /// `SPUBLISH` to another node; nobody receiving it is offline (an event kept then).
+    /// Routes a frame to `user`: an event through its step (kept when nobody holds it or the
+    /// publish reaches nobody, `RedisRouter.deliverEvent`); a signal by its route, published to
+    /// another node (reaching nobody: offline, dropped).
     private func deliver(_ frame: [UInt8], to user: WhisperID, event: Bool, completion: @escaping StoreCompletion<Routing>) {
-        let found: (Result<RedisValue, RedisError>) -> Void = { [self] result in
+        if event { return router.deliverEvent(frame, to: user, completion: completion) }
+        redis.send([Array("GET".utf8), keys.route(user)]) { [self] result in
             switch RedisReplies.value(result) {
             case .failure(let error): completion(.failure(error))
-            case .success(let value): routed(frame, to: user, route: value.string ?? "offline", event: event, completion: completion)
+            case .success(let value): routed(frame, to: user, route: value.string ?? "offline", completion: completion)
             }
         }
-        guard event else { return redis.send([Array("GET".utf8), keys.route(user)], found) }
-        let call = RedisScriptCall(MessageStepScripts.notice, keys: { (name: MessageStepScripts.NoticeKey) in
-            switch name {
-            case .route: keys.route(user)
-            case .events: keys.events(user)
-            }
-        }, arguments: { (name: MessageStepScripts.NoticeArgument) in
-            switch name {
-            case .frame: frame
-            case .eventTTL: Self.text(settings.eventTTLMillis)
-            case .maxEvents: Self.text(Int64(settings.maxEvents))
-            }
-        })
-        redis.evalScript(call, found)
     }
 
-    /// `route` as a step read it ('offline' or '' for none, an event then already kept).
-    private func routed(_ frame: [UInt8], to user: WhisperID, route: String, event: Bool, completion: @escaping StoreCompletion<Routing>) {
+    /// A signal's route text ('offline' or '' for none).
+    private func routed(_ frame: [UInt8], to user: WhisperID, route: String, completion: @escaping StoreCompletion<Routing>) {
         guard let live = LiveRoute(text: route) else { return completion(.success(.offline)) }
         if live.node == node { return completion(.success(.local(live))) }
-        messages.publish(frame, to: user, at: live, kind: event ? "e" : "s", receivedAtMicros: 0) { [self] received in
-            if received { return completion(.success(.remote)) }
-            guard event else { return completion(.success(.offline)) }
-            messages.keepEvent(frame, for: user) { kept in completion(kept.map { .offline }) }
-        }
+        router.publish(frame, to: user, at: live, kind: "s") { received in completion(.success(received ? .remote : .offline)) }
     }
 }
 
 /// Concurrent steps joined: their results in order, or the first failure.
-private final class StepJoin<T> {
+private final class CallStepJoin<T> {
     private var results: [T?]
     private var remaining: Int
     private var failure: StoreError?

@@ -44,8 +44,8 @@ package final class RedisCallStore: CallStore {
     let keys: RedisKeys
     let node: String
     let settings: Settings
-    /// Publishes to another node and keeps events, as the message steps do.
-    let messages: RedisMessageStore
+    /// Routes outside a script (the steps): publishes to another node, keeps events.
+    let router: RedisRouter
 
     /// `outboxGraceMillis`: see `Settings` (shorter in tests).
     package init(redis: RedisClient, keys: RedisKeys, node: String, limits: Limits, outboxGraceMillis: Int64 = 5_000) {
@@ -53,7 +53,7 @@ package final class RedisCallStore: CallStore {
         self.keys = keys
         self.node = node
         self.settings = Settings(limits, outboxGraceMillis: outboxGraceMillis)
-        self.messages = RedisMessageStore(redis: redis, keys: keys, node: node, limits: limits)
+        self.router = RedisRouter(redis: redis, keys: keys, node: node, limits: limits)
     }
 
     /// This node and the routing prefixes, as the scripts take them.
