@@ -14,7 +14,8 @@ import WhisperStorage
 /// it (calls confirmed, answered or ended by then are skipped there, not removed early). An
 /// ended call stays as phase `e` for `Limits.callEndedTTLSeconds`. Routing is
 /// `MessageScripts.prelude`'s `route`; the sweep and the login script build `route:`,
-/// `events:` and `call:` keys of users they read from state (single Redis, not Redis Cluster).
+/// `events:` and `call:` keys of users they read from state: these scripts run on a standalone
+/// Redis; on a Redis Cluster the same operations are steps of one slot each (`CallStepScripts`).
 ///
 /// A call whose callee blocked the caller (`blocked:{callee}` holds the caller, docs/protocol.md
 /// "Blocking") has `blk` = 1: it rings for the caller alone — no offer held or routed, no
@@ -112,52 +113,65 @@ package enum CallScripts {
     /// {2} not a party, {4, setup result or ''} a `blk` call's caller (routed nowhere),
     /// {0, routing, setup result or ''}.
     package static let signal = RedisScript(keys: SignalKey.self, arguments: SignalArgument.self, RouteArgument.self,
-                                            prelude: MessageScripts.prelude + RedisRateLimitStore.lua + helpers, """
-        local now = now_ms()
-        local wait = rate_limit(KEYS, k_rest, a_hit, ARGV, a_rest, now)
+                                            prelude: MessageScripts.prelude + RedisRateLimitStore.lua + helpers + transition, """
+        local wait = rate_limit(KEYS, k_rest, a_hit, ARGV, a_rest, now_ms())
         if wait > 0 then return {3, wait} end
-        local state = redis.call('HMGET', k_call, 'caller', 'callee', 'phase', 'blk')
-        local caller, callee, phase = state[1], state[2], state[3]
-        if not phase or phase == 'e' then return {1} end
-        local kind, from, to = a_kind, a_from, a_to
-        if not ((from == caller and to == callee) or (from == callee and to == caller)) then return {2} end
-        if kind == 'answer' and from ~= callee then return {2} end
-        if state[4] then
-          if from == callee then return {1} end
-          if kind ~= 'end' then return {4, ''} end
-          unhold(k_call, a_callId, k_deadlines, k_fromHeld, k_candidates)
-          redis.call('HSET', k_call, 'phase', 'e')
-          redis.call('PEXPIRE', k_call, a_endedTTL)
-          return {4, 'failed'}
-        end
-        if kind == 'end' then
-          local setup = ''
-          if phase == 'r' then
-            if from == callee then setup = 'rejected' else setup = 'failed' end
-          end
+        local refused, step, setup = transition(k_call, k_candidates, a_kind, a_from, a_to, a_frame, a_maxCandidates, a_endedTTL, function()
           unhold(k_call, a_callId, k_deadlines, k_fromHeld, k_candidates)
           redis.call('ZREM', k_toHeld, a_callId)
-          redis.call('HSET', k_call, 'phase', 'e')
-          redis.call('PEXPIRE', k_call, a_endedTTL)
-          return {0, route_event(to, a_frame, a_routePrefix, a_eventsPrefix, a_node, a_nodePrefix, a_channelPrefix, a_eventTTL, a_maxEvents), setup}
-        end
-        local setup = ''
-        if kind == 'answer' and phase == 'r' then
-          setup = 'answered'
-          phase = 'a'
-          unhold(k_call, a_callId, k_deadlines, k_fromHeld, k_candidates)
-          redis.call('HSET', k_call, 'phase', 'a')
-        elseif kind == 'ice' and phase == 'r' and from == caller then
-          -- Held with the offer for a callee that has not got it yet.
-          if redis.call('LLEN', k_candidates) < tonumber(a_maxCandidates) then
-            redis.call('RPUSH', k_candidates, a_frame)
-            redis.call('PEXPIRE', k_candidates, redis.call('PTTL', k_call))
-          end
+        end)
+        if refused then return refused end
+        if step == 'end' then
+          return {0, route_event(a_to, a_frame, a_routePrefix, a_eventsPrefix, a_node, a_nodePrefix, a_channelPrefix, a_eventTTL, a_maxEvents), setup}
         end
         -- An answered call lives on while it signals (ICE restarts).
-        if phase == 'a' then redis.call('PEXPIRE', k_call, a_answeredTTL) end
-        return {0, route(k_route, to, 's', '0', function() return a_frame end, a_node, a_nodePrefix, a_channelPrefix), setup}
+        if step ~= 'r' then redis.call('PEXPIRE', k_call, a_answeredTTL) end
+        return {0, route(k_route, a_to, 's', '0', function() return a_frame end, a_node, a_nodePrefix, a_channelPrefix), setup}
         """)
+
+    /// Lua `transition(call, candidates, kind, from, to, frame, max, ended_ttl, over)`: a
+    /// signal's checks and its transition on the call hash (the single script's and the
+    /// cluster's call step, `CallStepScripts.signal`); `over()` takes the call out of ringing
+    /// in the caller's own indexes. Answers a reply to return as it is ({1} unknown or ended,
+    /// or a `blk` call's callee; {2} not a party, or the caller answering; {4, setup or ''} a
+    /// `blk` call's caller), or nil, then 'end' (ended), 'answer' (answered while ringing) or
+    /// the phase the call stays in, and the setup result ('' none).
+    package static let transition = """
+        local function transition(call, candidates, kind, from, to, frame, max, ended_ttl, over)
+          local s = redis.call('HMGET', call, 'caller', 'callee', 'phase', 'blk')
+          local caller, callee, phase = s[1], s[2], s[3]
+          if not phase or phase == 'e' then return {1} end
+          if not ((from == caller and to == callee) or (from == callee and to == caller)) then return {2} end
+          if kind == 'answer' and from ~= callee then return {2} end
+          if s[4] then
+            if from == callee then return {1} end
+            if kind ~= 'end' then return {4, ''} end
+          end
+          if kind == 'end' then
+            over()
+            redis.call('HSET', call, 'phase', 'e')
+            redis.call('PEXPIRE', call, ended_ttl)
+            if s[4] then return {4, 'failed'} end
+            if phase ~= 'r' then return nil, 'end', '' end
+            if from == callee then return nil, 'end', 'rejected' end
+            return nil, 'end', 'failed'
+          end
+          if kind == 'answer' and phase == 'r' then
+            over()
+            redis.call('HSET', call, 'phase', 'a')
+            return nil, 'answer', 'answered'
+          end
+          if kind == 'ice' and phase == 'r' and from == caller then
+            -- Held with the offer for a callee that has not got it yet.
+            if redis.call('LLEN', candidates) < tonumber(max) then
+              redis.call('RPUSH', candidates, frame)
+              redis.call('PEXPIRE', candidates, redis.call('PTTL', call))
+            end
+          end
+          return nil, phase, ''
+        end
+
+        """
 
     package enum ConfirmKey: String, ScriptNames { case call }
     package enum ConfirmArgument: String, ScriptNames {
@@ -170,17 +184,29 @@ package enum CallScripts {
     /// answered (nothing done), {0, caller, routing, ringing frame}: `rung` set and
     /// `call_ringing` routed to the caller.
     package static let confirm = RedisScript(keys: ConfirmKey.self, arguments: ConfirmArgument.self, RouteArgument.self,
-                                             prelude: MessageScripts.prelude, """
-        local s = redis.call('HMGET', k_call, 'caller', 'callee', 'phase', 'rung', 'cid', 'blk')
-        if not s[3] or s[3] == 'e' then return {1} end
-        if s[2] ~= a_callee then return {2} end
-        if s[6] then return {1} end
-        if s[4] == '1' or s[3] ~= 'r' then return {5} end
-        redis.call('HSET', k_call, 'rung', '1')
-        local ring = \(MessageScripts.lua(CallEventFrames.ringingPrefix)) .. s[5] .. \(MessageScripts.lua(CallEventFrames.ringingSuffix))
-        local where = route(tagged(a_routePrefix, s[1]), s[1], 's', '0', function() return ring end, a_node, a_nodePrefix, a_channelPrefix)
-        return {0, s[1], where, ring}
+                                             prelude: MessageScripts.prelude + confirmation, """
+        local settled, caller, ring = confirm_offer(k_call, a_callee)
+        if settled then return settled end
+        local where = route(tagged(a_routePrefix, caller), caller, 's', '0', function() return ring end, a_node, a_nodePrefix, a_channelPrefix)
+        return {0, caller, where, ring}
         """)
+
+    /// Lua `confirm_offer(call, callee)`: `callee` confirms the call's offer (the single
+    /// script's and the cluster's call step, `CallStepScripts.confirm`). Answers a reply to
+    /// return as it is ({1} unknown or ended, or a `blk` call; {2} not the callee; {5}
+    /// confirmed before or answered), or nil, the caller and its `call_ringing` frame (`rung` set).
+    package static let confirmation = """
+        local function confirm_offer(call, callee)
+          local s = redis.call('HMGET', call, 'caller', 'callee', 'phase', 'rung', 'cid', 'blk')
+          if not s[3] or s[3] == 'e' then return {1} end
+          if s[2] ~= callee then return {2} end
+          if s[6] then return {1} end
+          if s[4] == '1' or s[3] ~= 'r' then return {5} end
+          redis.call('HSET', call, 'rung', '1')
+          return nil, s[1], \(MessageScripts.lua(CallEventFrames.ringingPrefix)) .. s[5] .. \(MessageScripts.lua(CallEventFrames.ringingSuffix))
+        end
+
+        """
 
     package enum HeldKey: String, ScriptNames {
         /// `calls-held:{user}`, `blocked:{user}`, `calls:confirm`.

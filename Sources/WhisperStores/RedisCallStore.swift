@@ -3,10 +3,11 @@ import WhisperServices
 import WhisperStorage
 
 /// Call state in Redis (`CallScripts`): one script — one round trip — per signal, per
-/// confirmation, per login and per sweep.
+/// confirmation, per login and per sweep; on a Redis Cluster, steps of one slot each
+/// (`CallStepScripts`, `RedisCallStore+Steps.swift`).
 package final class RedisCallStore: CallStore {
     /// The `Limits` the scripts take, in their units.
-    private struct Settings {
+    struct Settings {
         let ringTimeoutMillis: Int64
         let confirmTimeoutMillis: Int64
         /// A ringing call outlives its deadline by this margin, so a sweep that runs late (every
@@ -19,8 +20,13 @@ package final class RedisCallStore: CallStore {
         let maxHeldCandidates: Int
         /// Calls ended per sweep; the rest wait for the next one.
         let sweepBatch = 100
+        /// In steps (a Redis Cluster, `CallStepScripts`): how long the node that wrote a call's
+        /// outbox has to deliver it before a sweep does, and how long a sweep's claim of a call
+        /// holds before another node may claim it.
+        let outboxGraceMillis: Int64
+        let claimLeaseMillis: Int64
 
-        init(_ limits: Limits) {
+        init(_ limits: Limits, outboxGraceMillis: Int64) {
             ringTimeoutMillis = limits.callRingTimeoutSeconds * 1000
             confirmTimeoutMillis = limits.callConfirmTimeoutMillis
             ringingTTLMillis = ringTimeoutMillis + 300_000
@@ -29,25 +35,32 @@ package final class RedisCallStore: CallStore {
             eventTTLMillis = limits.pendingTTLSeconds * 1000
             maxEvents = limits.maxKeptEventsPerUser
             maxHeldCandidates = limits.maxHeldCallCandidates
+            self.outboxGraceMillis = outboxGraceMillis
+            claimLeaseMillis = 2 * outboxGraceMillis
         }
     }
 
-    private let redis: RedisClient
-    private let keys: RedisKeys
-    private let node: String
-    private let settings: Settings
+    let redis: RedisClient
+    let keys: RedisKeys
+    let node: String
+    let settings: Settings
+    /// Routes outside a script (the steps): publishes to another node, keeps events.
+    let router: RedisRouter
 
-    package init(redis: RedisClient, keys: RedisKeys, node: String, limits: Limits) {
+    /// `outboxGraceMillis`: see `Settings` (shorter in tests).
+    package init(redis: RedisClient, keys: RedisKeys, node: String, limits: Limits, outboxGraceMillis: Int64 = 5_000) {
         self.redis = redis
         self.keys = keys
         self.node = node
-        self.settings = Settings(limits)
+        self.settings = Settings(limits, outboxGraceMillis: outboxGraceMillis)
+        self.router = RedisRouter(redis: redis, keys: keys, node: node, limits: limits)
     }
 
     /// This node and the routing prefixes, as the scripts take them.
     private var routing: [[UInt8]] { keys.routeArguments(node: node) }
 
     package func initiate(_ offer: CallOffer, completion: @escaping StoreCompletion<CallStoreOutcome>) {
+        if redis.isCluster { return initiateInSteps(offer, completion: completion) }
         let call = RedisScriptCall(CallScripts.initiate, keys: { (name: CallScripts.InitiateKey) in
             switch name {
             case .call: keys.call(offer.callId)
@@ -77,6 +90,7 @@ package final class RedisCallStore: CallStore {
     }
 
     package func signal(_ signal: CallSignal, completion: @escaping StoreCompletion<CallStoreOutcome>) {
+        if redis.isCluster { return signalInSteps(signal, completion: completion) }
         let call = RedisScriptCall(CallScripts.signal, keys: { (name: CallScripts.SignalKey) in
             switch name {
             case .call: keys.call(signal.callId)
@@ -110,6 +124,7 @@ package final class RedisCallStore: CallStore {
     }
 
     package func confirm(_ callId: CanonicalUUID, callee: WhisperID, completion: @escaping StoreCompletion<CallConfirmation>) {
+        if redis.isCluster { return confirmInSteps(callId, callee: callee, completion: completion) }
         let call = RedisScriptCall(CallScripts.confirm, keys: { (_: CallScripts.ConfirmKey) in keys.call(callId) },
                                    arguments: { (name: CallScripts.ConfirmArgument) in
             switch name {
@@ -135,6 +150,7 @@ package final class RedisCallStore: CallStore {
     }
 
     package func heldCalls(for user: WhisperID, completion: @escaping StoreCompletion<[[UInt8]]>) {
+        if redis.isCluster { return heldCallsInSteps(for: user, completion: completion) }
         let call = RedisScriptCall(CallScripts.held, keys: { (name: CallScripts.HeldKey) in
             switch name {
             case .held: keys.heldCalls(user)
@@ -159,6 +175,7 @@ package final class RedisCallStore: CallStore {
     }
 
     package func sweep(completion: @escaping StoreCompletion<CallSweep>) {
+        if redis.isCluster { return sweepInSteps(completion: completion) }
         let call = RedisScriptCall(CallScripts.sweep, keys: { (name: CallScripts.SweepKey) in
             switch name {
             case .deadlines: keys.callDeadlines
@@ -210,7 +227,7 @@ package final class RedisCallStore: CallStore {
 
     // MARK: Replies
 
-    private static func outcome(_ result: Result<RedisValue, RedisError>) -> Result<CallStoreOutcome, StoreError> {
+    static func outcome(_ result: Result<RedisValue, RedisError>) -> Result<CallStoreOutcome, StoreError> {
         RedisReplies.tagged(result) { status, items -> CallStoreOutcome? in
             switch status {
             case 1: return .unknownCall
@@ -225,7 +242,7 @@ package final class RedisCallStore: CallStore {
         }
     }
 
-    private static func scriptKind(_ kind: CallSignalKind) -> String {
+    static func scriptKind(_ kind: CallSignalKind) -> String {
         switch kind {
         case .initiate: return "initiate"
         case .answer: return "answer"
@@ -234,5 +251,5 @@ package final class RedisCallStore: CallStore {
         }
     }
 
-    private static func text(_ value: Int64) -> [UInt8] { RedisMessageStore.text(value) }
+    static func text(_ value: Int64) -> [UInt8] { RedisMessageStore.text(value) }
 }

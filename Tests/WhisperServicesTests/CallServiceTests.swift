@@ -80,6 +80,21 @@ import WhisperTesting
         #expect(harness.metrics.callUnconfirmed.value == 1)
     }
 
+    @Test func theSweep_writesWhatADeadNodeLeft_asItsKind_countingOnlyTheTimeouts() throws {
+        let harness = CallHarness()
+        let route = LiveRoute(node: "n1", loop: 0, connection: 3)
+        harness.store.swept = CallSweep(ended: [RangOutCall(frame: [1], local: [(harness.callee, route)])], unconfirmed: [],
+                                        finished: [RangOutCall(frame: [2], local: [(harness.caller, route)], kind: .signal),
+                                                   RangOutCall(frame: [3], local: [(harness.callee, route)])])
+        var ended: Result<Int, ServiceError>?
+        harness.service.sweep { ended = $0 }
+        #expect(try ended?.get() == 1)
+        #expect(harness.router.deliveries.map(\.frame) == [[1], [2], [3]])
+        #expect(harness.router.deliveries.map(\.kind) == [.event, .signal, .event])
+        #expect(harness.router.deliveries.map(\.user) == [harness.callee, harness.caller, harness.callee])
+        #expect(harness.metrics.callSetup.labels("timeout").value == 1)
+    }
+
     @Test func aBlockedCallersCancel_wakesNobody_andCountsItsSetup() throws {
         let harness = CallHarness()
         harness.store.outcome = .dropped(setup: .failed)

@@ -214,10 +214,10 @@ public final class CallService {
                     unconfirmed?.increment()
                     wakeUps?.ring(call.callee, callIdText: call.callIdText)
                 }
-                for call in sweep.ended {
-                    setups[.timeout]?.increment()
+                for call in sweep.ended { setups[.timeout]?.increment() }
+                for call in sweep.ended + sweep.finished {
                     for party in call.local {
-                        router.deliver(call.frame, to: party.user, at: party.route, kind: .event, receivedAtMicros: 0)
+                        router.deliver(call.frame, to: party.user, at: party.route, kind: call.kind, receivedAtMicros: 0)
                     }
                 }
                 if !sweep.unconfirmed.isEmpty, log.isEnabled(.info) {

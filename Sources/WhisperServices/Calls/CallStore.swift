@@ -24,6 +24,16 @@ public struct CallOffer: Sendable {
     public let frame: [UInt8]
     /// The CALL rate limit, checked and charged first, in the same atomic step.
     public let rateLimit: RateLimitCharge
+
+    public init(caller: WhisperID, callee: WhisperID, callId: CanonicalUUID, callIdText: String, frame: [UInt8],
+                rateLimit: RateLimitCharge) {
+        self.caller = caller
+        self.callee = callee
+        self.callId = callId
+        self.callIdText = callIdText
+        self.frame = frame
+        self.rateLimit = rateLimit
+    }
 }
 
 /// A validated `call_answer`, `call_ice_candidate` or `call_end`.
@@ -35,6 +45,16 @@ public struct CallSignal: Sendable {
     /// The frame for `to`.
     public let frame: [UInt8]
     public let rateLimit: RateLimitCharge
+
+    public init(kind: CallSignalKind, from: WhisperID, to: WhisperID, callId: CanonicalUUID, frame: [UInt8],
+                rateLimit: RateLimitCharge) {
+        self.kind = kind
+        self.from = from
+        self.to = to
+        self.callId = callId
+        self.frame = frame
+        self.rateLimit = rateLimit
+    }
 }
 
 public enum CallStoreOutcome: Sendable, Equatable {
@@ -73,22 +93,30 @@ public struct CallSweep: Sendable {
     /// Callees to push as if offline (the offer stays held for their next login), with the
     /// `callId` as the caller spelt it.
     public let unconfirmed: [(callee: WhisperID, callIdText: String)]
+    /// Answers and hangups a node stored but died before delivering (Redis Cluster, where
+    /// they are steps): the sweep delivered them. Not counted as setups.
+    public let finished: [RangOutCall]
 
-    public init(ended: [RangOutCall], unconfirmed: [(callee: WhisperID, callIdText: String)]) {
+    public init(ended: [RangOutCall], unconfirmed: [(callee: WhisperID, callIdText: String)], finished: [RangOutCall] = []) {
         self.ended = ended
         self.unconfirmed = unconfirmed
+        self.finished = finished
     }
 }
 
-/// A call the sweep ended because nobody answered; its `call_end` went to both parties.
+/// A call the sweep ended because nobody answered; its `call_end` went to both parties. (Or,
+/// in `CallSweep.finished`, an answer or hangup the sweep delivered for a node that died.)
 public struct RangOutCall: Sendable {
     public let frame: [UInt8]
     /// Parties whose socket is on this node: the caller writes the frame there.
     public let local: [(user: WhisperID, route: LiveRoute)]
+    /// `.signal` for an answer; the rest are events (kept for an offline party).
+    public let kind: DeliveryKind
 
-    public init(frame: [UInt8], local: [(user: WhisperID, route: LiveRoute)]) {
+    public init(frame: [UInt8], local: [(user: WhisperID, route: LiveRoute)], kind: DeliveryKind = .event) {
         self.frame = frame
         self.local = local
+        self.kind = kind
     }
 }
 
