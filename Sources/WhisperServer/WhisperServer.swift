@@ -25,12 +25,6 @@ public final class WhisperServer: Sendable {
 
     public init(config: ServerConfig, log: Log, metrics: WhisperMetrics) throws {
         self.config = config
-        if config.redis.cluster {
-            // The cluster client exists (WhisperStorage's RedisCluster), but the stores' keys and
-            // multi-user scripts are not one-slot yet: refuse rather than fail per command.
-            throw ConfigError.conflict(variable: "WHISPER_REDIS_CLUSTER",
-                                       reason: "the server does not run on Redis Cluster yet (issue #27: keys with hash tags and one-slot scripts come first); unset it")
-        }
         clinux_ignore_sigpipe()
         try Sodium.initialize()
         let serverMetrics = ServerMetrics(metrics)

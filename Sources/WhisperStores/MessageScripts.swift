@@ -36,7 +36,7 @@ package enum MessageScripts {
             return 'offline'
           end
           local text = r .. ' ' .. user .. ' ' .. kind .. ' ' .. micros .. '\\n' .. frame()
-          if redis.call('PUBLISH', channel_prefix .. node, text) == 0 then return 'offline' end
+          if redis.call('PUBLISH', tagged(channel_prefix, node), text) == 0 then return 'offline' end
           return 'remote'
         end
         -- Keeps an event frame in an offline user's event queue (sent after its next login).

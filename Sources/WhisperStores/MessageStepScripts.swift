@@ -102,24 +102,40 @@ package enum MessageStepScripts {
 
     package enum ReceiptArgument: String, ScriptNames { case status }
 
-    /// The recipient's step of a receipt. Returns {0} unknown, or {1, removed, messageId as the
-    /// sender spelt it, repeated}: repeated = 1 for a `delivered` receipt of a message receipted
-    /// before — the sender's step runs again for it, since the first may have been cut off.
+    /// The recipient's step of a receipt. A `delivered` receipt marks the record `r` (receipted,
+    /// the sender's notice owed) and the sender's step, once it ran, `d` (`told`). Returns {0}
+    /// unknown, {2} a `delivered` receipt of a message whose sender was told already, or
+    /// {1, removed, messageId as the sender spelt it} — again for a record still `r`, whose
+    /// first sender's step may have been cut off: that sender is told now.
     package static let receipt = RedisScript(keys: ReceiptKey.self, arguments: ReceiptArgument.self, """
         local v = redis.call('GET', k_record)
         if not v then return {0} end
         local entry, spelt, state = string.match(v, '^(%S+) (%S+) ?(%S*)$')
-        local removed, repeated = 0, 0
+        local removed = 0
         if a_status == 'delivered' then
-          if state == 'd' then
-            repeated = 1
-          else
+          if state == 'd' then return {2} end
+          if state == '' then
             removed = redis.call('XDEL', k_pending, entry)
             if removed > 0 then redis.call('DECR', k_pendingCount) end
-            redis.call('SET', k_record, v .. ' d', 'KEEPTTL')
+            redis.call('SET', k_record, v .. ' r', 'KEEPTTL')
           end
         end
-        return {1, removed, spelt, repeated}
+        return {1, removed, spelt}
+        """)
+
+    package enum ToldKey: String, ScriptNames {
+        /// `msg:{recipient}:sender:id`.
+        case record
+    }
+
+    /// After the sender's step of a `delivered` receipt: the record's `r` becomes `d`, so a
+    /// repeated receipt tells nobody again.
+    package static let told = RedisScript(keys: ToldKey.self, """
+        local v = redis.call('GET', k_record)
+        if v and string.sub(v, -2) == ' r' then
+          redis.call('SET', k_record, string.sub(v, 1, -3) .. ' d', 'KEEPTTL')
+        end
+        return 1
         """)
 
     package enum NoticeKey: String, ScriptNames {

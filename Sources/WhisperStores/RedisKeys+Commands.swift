@@ -21,7 +21,7 @@ extension RedisKeys {
             route = prefix + "route:{"
             peers = prefix + "peers:{"
             node = prefix + "node:{"
-            deliveryChannel = prefix + "deliver:"
+            deliveryChannel = prefix + "deliver:{"
             groupEpoch = prefix + "group-epoch:{"
             rateLimit = prefix + "ratelimit:{"
             pushWake = prefix + "push-wake:{"

@@ -170,11 +170,10 @@ package struct RedisKeys: Sendable {
     /// `ready:{nodeId}` → the last readiness probe's number (a short TTL): `/ready`'s write and read.
     /// Pub/sub channel `ready:{nodeId}`: that node's readiness canary (docs/operations.md
     /// "Health, readiness, metrics"). A key and a channel share the name without clashing.
-    package func readiness(_ node: String) -> [UInt8] { bytes("ready:" + node) }
+    package func readiness(_ node: String) -> [UInt8] { tagged("ready", node) }
 
     /// Pub/sub channel `deliver:{nodeId}`: frames for sockets held by that node.
-    package var deliveryChannelPrefix: String { joined.deliveryChannel }
-    package func deliveryChannel(_ node: String) -> [UInt8] { bytes("deliver:" + node) }
+    package func deliveryChannel(_ node: String) -> [UInt8] { tagged("deliver", node) }
 
     /// Pub/sub channel of `RevocationNotice`s, listened to by every node.
     package var revocationChannel: [UInt8] { bytes("session-revocations") }

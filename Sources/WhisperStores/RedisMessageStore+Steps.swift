@@ -173,25 +173,41 @@ extension RedisMessageStore {
     // MARK: Receipts
 
     /// The recipient's step (the record, the queue), then the sender's (`message_delivered`,
-    /// routed or kept) — run again for a repeated `delivered` receipt, whose first sender step
-    /// may have been cut off, so the sender may be told twice, never not at all.
+    /// routed or kept), then the record marked told (`MessageStepScripts.receipt` says why a
+    /// cut between them still tells the sender once a receipt is repeated).
     func applyReceiptInSteps(_ receipt: ReceiptApplication, completion: @escaping StoreCompletion<ReceiptOutcome>) {
         receiptForRecipient(receipt) { [self] applied in
             switch applied {
             case .failure(let error): completion(.failure(error))
-            case .success(nil): completion(.success(.unknown))
-            case .success(let applied?):
-                let frame = receipt.notification.head + Array(applied.spelt.utf8) + receipt.notification.tail
-                router.deliverEvent(frame, to: receipt.sender) { routing in
-                    completion(routing.map { .applied(removed: applied.removed, routing: $0, messageIdText: applied.spelt) })
+            case .success(.unknown): completion(.success(.unknown))
+            case .success(.repeated): completion(.success(.repeated))
+            case .success(.owed(let removed, let spelt)):
+                let frame = receipt.notification.head + Array(spelt.utf8) + receipt.notification.tail
+                router.deliverEvent(frame, to: receipt.sender) { [self] routing in
+                    if case .success = routing, receipt.status == .delivered { markTold(receipt) }
+                    completion(routing.map { .applied(removed: removed, routing: $0, messageIdText: spelt) })
                 }
             }
         }
     }
 
-    /// The recipient's step of a receipt: nil for an unknown message.
-    package func receiptForRecipient(_ receipt: ReceiptApplication,
-                                     completion: @escaping StoreCompletion<(removed: Bool, spelt: String)?>) {
+    /// What the recipient's step of a receipt found.
+    package enum RecipientReceipt: Equatable {
+        case unknown
+        /// A `delivered` receipt whose sender was told already.
+        case repeated
+        /// The sender is to be told; `removed`: the message left the queue now.
+        case owed(removed: Bool, spelt: String)
+    }
+
+    private func markTold(_ receipt: ReceiptApplication) {
+        let call = RedisScriptCall(MessageStepScripts.told, keys: [keys.message(to: receipt.recipient, from: receipt.sender, id: receipt.messageId)],
+                                   arguments: [])
+        redis.evalScript(call, retryOnce: true) { (_: Result<RedisValue, RedisError>) in }
+    }
+
+    /// The recipient's step of a receipt.
+    package func receiptForRecipient(_ receipt: ReceiptApplication, completion: @escaping StoreCompletion<RecipientReceipt>) {
         let call = RedisScriptCall(MessageStepScripts.receipt, keys: { (name: MessageStepScripts.ReceiptKey) in
             switch name {
             case .record: keys.message(to: receipt.recipient, from: receipt.sender, id: receipt.messageId)
@@ -200,10 +216,14 @@ extension RedisMessageStore {
             }
         }, arguments: { (_: MessageStepScripts.ReceiptArgument) in Array(receipt.status.rawValue.utf8) })
         redis.evalScript(call, retryOnce: true) { result in
-            completion(RedisReplies.tagged(result) { status, items -> (removed: Bool, spelt: String)?? in
-                guard status == 1 else { return .some(nil) }
-                guard items.count == 4, let removed = items[1].integer, let spelt = items[2].string else { return nil }
-                return (removed > 0, spelt)
+            completion(RedisReplies.tagged(result) { status, items -> RecipientReceipt? in
+                switch status {
+                case 0: return .unknown
+                case 2: return .repeated
+                default:
+                    guard items.count == 3, let removed = items[1].integer, let spelt = items[2].string else { return nil }
+                    return .owed(removed: removed > 0, spelt: spelt)
+                }
             })
         }
     }

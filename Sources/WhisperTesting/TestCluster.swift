@@ -17,7 +17,7 @@ public final class TestCluster: Sendable {
         let nodeB: TestServer
         do {
             nodeB = try await TestServer(environment)
-            if TestEnvironment.serversOnCluster {
+            if TestEnvironment.serversOnCluster || environment["WHISPER_REDIS_CLUSTER"] == "1" {
                 try await Self.waitUntilReady([nodeA, nodeB])
             } else {
                 try await Self.waitForNodes(prefix: prefix, count: 2)

@@ -112,13 +112,16 @@ import WhisperTesting
         let receipt = cluster.receipt(of: message, status: .delivered)
         // The recipient's step ran, the sender's did not: the queue is empty, nobody was told.
         let first = try await cluster.receiptRecipientStepOnly(receipt)
-        #expect(first?.removed == true)
+        #expect(first == .owed(removed: true, spelt: message.messageIdText))
         #expect(try await cluster.keptEvents(from).isEmpty)
         #expect(try await cluster.fetch(to).messages.isEmpty)
         // The client's retry of the receipt tells the sender; the count went down once.
         #expect(try await cluster.receipt(receipt) == .applied(removed: false, routing: .offline, messageIdText: message.messageIdText))
         #expect(try await cluster.keptEvents(from).count == 1)
         #expect(try await cluster.pendingTotal() == 0)
+        // Told once: a further repeat tells nobody.
+        #expect(try await eventually { (try? await cluster.receipt(receipt)) == .repeated })
+        #expect(try await cluster.keptEvents(from).count == 1)
     }
 
     @Test func recipientOnAnotherNode_getsThePublishedFrame_andNobodyListeningMeansOffline() async throws {
@@ -224,7 +227,7 @@ private final class StepsCluster: @unchecked Sendable {
         try await loop.result { done in self.store.applyReceipt(receipt, completion: done) }
     }
 
-    func receiptRecipientStepOnly(_ receipt: ReceiptApplication) async throws -> (removed: Bool, spelt: String)? {
+    func receiptRecipientStepOnly(_ receipt: ReceiptApplication) async throws -> RedisMessageStore.RecipientReceipt {
         try await loop.result { done in self.store.receiptForRecipient(receipt, completion: done) }
     }
 

@@ -10,7 +10,7 @@ import WhisperProtocol
 /// | `WHISPER_DATABASE_URL` | — | libpq URI `postgres[ql]://…`; required by `serve` and `migrate` |
 /// | `WHISPER_REDIS_URL` | `redis://127.0.0.1:6379/0` | `redis[s]://[:password@]host[:port][/db]`; `rediss` = TLS; cluster seeds `redis://h1:p1,h2:p2/` |
 /// | `WHISPER_REDIS_TLS_*` | — | CA file, client certificate, server name for `rediss://`, see `RedisTLSSettings` |
-/// | `WHISPER_REDIS_CLUSTER` | false | Redis Cluster (database 0); the server refuses it until its keys are cluster-ready (issue #27) |
+/// | `WHISPER_REDIS_CLUSTER` | false | Redis Cluster (database 0): `WHISPER_REDIS_URL` names seed nodes, every script runs in one-slot steps |
 /// | `WHISPER_REDIS_MIN_REPLICAS` | 0 | replicas that must confirm (`WAIT`) an accepted message before `message_accepted`, 0–16; 0 = no `WAIT` |
 /// | `WHISPER_REDIS_WAIT_TIMEOUT_MS` | 500 | longest `WAIT` for them; short of them the sender gets `INTERNAL_ERROR` and retries, 1–4000 |
 /// | `WHISPER_REDIS_PREFIX` | `whisper:` | prefix of every Redis key and channel |
