@@ -136,6 +136,11 @@ import WhisperTesting
         let fromEnvironment = try await Self.admin(["user", Identity.unregisteredID(), "--admin-url", "https://localhost:\(server.adminPort)"],
                                                    environment: environment.merging(["WHISPER_ADMIN_CA_FILE": path("ca.pem")]) { $1 })
         #expect(fromEnvironment.exitStatus == 1 && fromEnvironment.stderr.contains("NOT_FOUND"), "\(fromEnvironment.stderr)")
+        // The server's own environment: WHISPER_TLS_CERT set means its listeners speak TLS.
+        let serverEnvironment = try await Self.admin(["stats"], environment: environment.merging(
+            ["WHISPER_ADMIN_ADDR": "localhost:\(server.adminPort)", "WHISPER_TLS_CERT": path("leaf.pem"),
+             "WHISPER_ADMIN_CA_FILE": path("ca.pem")]) { $1 })
+        #expect(serverEnvironment.exitStatus == 0, "\(serverEnvironment.stderr)")
 
         let otherCA = try await Self.admin(["stats", "--url", "https://localhost:\(server.adminPort)", "--ca-file", path("other-ca.pem")],
                                            environment: environment)
