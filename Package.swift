@@ -38,10 +38,10 @@ let package = Package(
         .target(name: "WhisperHTTP", dependencies: ["WhisperProtocol"]),
         .target(name: "WhisperWebSocket", dependencies: ["WhisperProtocol", "CZlib", "COpenSSL"]),
         .target(name: "WhisperOps", dependencies: ["CLinux", "CBuildInfo", "WhisperProtocol"]),
-        // A blocking client of the admin listener and the `whisper-server admin` commands on it
-        // (the bench reads /metrics with the same client).
+        // A blocking client of the admin listener (libcurl: names, TLS) and the `whisper-server
+        // admin` commands on it (the bench reads /metrics with the same client).
         .target(name: "WhisperAdmin", dependencies: [
-            "WhisperProtocol", "WhisperOps", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "WhisperProtocol", "WhisperOps", "CCurl", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         // MARK: I/O

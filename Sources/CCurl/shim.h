@@ -15,6 +15,11 @@ static inline CURLcode whisper_curl_setopt_pointer(CURL *handle, CURLoption opti
 static inline CURLMcode whisper_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);
 }
+// A write callback of the caller's own (a growing buffer with a cap, `AdminClient`); the
+// function pointer is one more argument type of the variadic setopt.
+static inline CURLcode whisper_curl_setopt_write_function(CURL *handle, curl_write_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, callback);
+}
 // Discards a response body (libcurl writes it to stdout by default).
 static size_t whisper_curl_discard(char *data, size_t size, size_t count, void *context) {
     (void)data; (void)context;

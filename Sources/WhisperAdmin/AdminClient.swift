@@ -1,36 +1,43 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
+import CCurl
 
-/// A blocking HTTP/1.1 client for the server's admin listener: `whisper-bench` reads
-/// `/metrics` with it at the edges of a measurement window, and `whisper-server admin …`
-/// calls the admin API (docs/operations.md "Admin CLI"). It runs on a tool's own thread,
-/// never on an event loop; one request per connection (`Connection: close`), read to EOF,
-/// with send and receive timeouts. Plain HTTP only: the admin listener binds loopback by
-/// default.
+/// A blocking HTTP client for the server's admin listener, on libcurl's easy interface:
+/// `whisper-bench` reads `/metrics` with it at the edges of a measurement window, and
+/// `whisper-server admin …` calls the admin API (docs/operations.md "Admin CLI"). It runs on
+/// a tool's own thread, never on an event loop. http:// and https:// with host names (libcurl
+/// resolves them); over https the certificate is always verified against the URL's host, with
+/// the system's CAs or `caFile`. No redirects are followed. The bearer token travels only in
+/// its header: no error text names it.
 public struct AdminClient: Sendable {
     public let endpoint: AdminEndpoint
-    public var timeoutSeconds = 5
-    /// A larger answer is refused (`malformed`) rather than buffered without end.
+    public var timeoutSeconds: Int
+    /// A PEM bundle to verify the admin listener's certificate with (instead of the system's).
+    public var caFile: String?
+    /// A larger answer is refused (`tooLarge`) rather than buffered without end.
     static let maxResponseBytes = 64 << 20
 
-    public init(endpoint: AdminEndpoint, timeoutSeconds: Int = 5) {
+    /// libcurl's global set-up is not thread-safe: done once, before the first request.
+    private static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+
+    public init(endpoint: AdminEndpoint, timeoutSeconds: Int = 5, caFile: String? = nil) {
         self.endpoint = endpoint
         self.timeoutSeconds = timeoutSeconds
+        self.caFile = caFile
     }
 
     public enum Failure: Error, Equatable, Sendable, CustomStringConvertible {
-        case connect(String)
-        case io(String)
+        /// No answer: the name did not resolve, the connection or the TLS handshake (certificate)
+        /// failed, the time ran out. libcurl's reason, naming the URL's host.
+        case unreachable(String)
+        /// An answer with a status other than 200 (`get` only).
         case status(Int)
-        case malformed
+        /// An answer larger than `maxResponseBytes`.
+        case tooLarge
 
         public var description: String {
             switch self {
-            case .connect(let why): return "admin connect: \(why)"
-            case .io(let why): return "admin read: \(why)"
+            case .unreachable(let why): return "admin listener unreachable: \(why)"
             case .status(let code): return "admin status \(code)"
-            case .malformed: return "admin response malformed"
+            case .tooLarge: return "admin response larger than \(AdminClient.maxResponseBytes) bytes"
             }
         }
     }
@@ -51,94 +58,83 @@ public struct AdminClient: Sendable {
 
     /// `method path` with optional bearer token and JSON body; answers any status.
     public func send(_ method: String, _ path: String, bearer: String?, json body: [UInt8]? = nil) throws(Failure) -> Response {
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: \(endpoint.host)\r\nConnection: close\r\n"
-        if let bearer { head += "Authorization: Bearer \(bearer)\r\n" }
-        if let body { head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n" }
-        return try Self.parse(exchange(Array((head + "\r\n").utf8) + (body ?? [])))
+        guard Self.globalInit, let handle = curl_easy_init() else { throw .unreachable("libcurl did not initialise") }
+        defer { curl_easy_cleanup(handle) }
+        var lines = ["Expect:"]  // no 100-continue round trip before a body
+        if let bearer { lines.append("Authorization: Bearer \(bearer)") }
+        if body != nil { lines.append("Content-Type: application/json") }
+        var headers: UnsafeMutablePointer<curl_slist>?
+        for line in lines { headers = curl_slist_append(headers, line) }
+        defer { curl_slist_free_all(headers) }
+        let sink = ResponseSink()
+        let errorText = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
+        defer { errorText.deallocate() }
+        errorText.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        let result: CURLcode = withExtendedLifetime(sink) {
+            guard configure(handle, method: method, url: endpoint.url(path), headers: headers, body: body),
+                  whisper_curl_setopt_write_function(handle, collectResponse) == CURLE_OK,
+                  whisper_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, Unmanaged.passUnretained(sink).toOpaque()) == CURLE_OK,
+                  whisper_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorText) == CURLE_OK
+            else { return CURLE_FAILED_INIT }
+            return curl_easy_perform(handle)
+        }
+        if sink.overflowed { throw .tooLarge }
+        guard result == CURLE_OK else {
+            let detail = String(cString: errorText)
+            throw .unreachable("\(endpoint): " + (detail.isEmpty ? String(cString: curl_easy_strerror(result)) : detail))
+        }
+        var status = 0
+        guard whisper_curl_response_code(handle, &status) == CURLE_OK, status > 0 else {
+            throw .unreachable("\(endpoint): no HTTP status")
+        }
+        return Response(status: status, body: sink.bytes)
     }
 
-    /// Splits a `Connection: close` response. Honours Content-Length when present, else
-    /// takes everything after the head.
-    static func parse(_ response: [UInt8]) throws(Failure) -> Response {
-        guard let separator = response.firstRange(of: [13, 10, 13, 10]) else { throw .malformed }
-        let head = String(decoding: response[..<separator.lowerBound], as: UTF8.self).split(separator: "\r\n")
-        guard let statusLine = head.first else { throw .malformed }
-        let parts = statusLine.split(separator: " ")
-        guard parts.count >= 2, let status = Int(parts[1]) else { throw .malformed }
-        var body = response[separator.upperBound...]
-        for line in head.dropFirst() where line.lowercased().hasPrefix("content-length:") {
-            let value = line.dropFirst("content-length:".count).drop { $0 == " " || $0 == "\t" }
-            guard let length = Int(value.prefix { $0 != " " && $0 != "\t" }), length <= body.count else { throw .malformed }
-            body = body.prefix(length)
-        }
-        return Response(status: status, body: Array(body))
-    }
-
-    /// Writes `request` on a fresh connection and reads the answer to EOF.
-    private func exchange(_ request: [UInt8]) throws(Failure) -> [UInt8] {
-        let fd = try connect()
-        defer { close(fd) }
-        var sent = 0
-        while sent < request.count {
-            let n = request[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { throw .io(String(cString: strerror(errno))) }
-            sent += n
-        }
-        var response: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n == 0 { break }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .io(String(cString: strerror(errno)))
-            }
-            response.append(contentsOf: chunk[..<n])
-            guard response.count < Self.maxResponseBytes else { throw .malformed }
-        }
-        return response
-    }
-
-    private func connect() throws(Failure) -> Int32 {
-        var v4 = sockaddr_in()
-        var v6 = sockaddr_in6()
-        let family: Int32
-        if inet_pton(AF_INET, endpoint.host, &v4.sin_addr) == 1 {
-            family = AF_INET
-            v4.sin_family = sa_family_t(AF_INET)
-            v4.sin_port = UInt16(truncatingIfNeeded: endpoint.port).bigEndian
-        } else if inet_pton(AF_INET6, endpoint.host, &v6.sin6_addr) == 1 {
-            family = AF_INET6
-            v6.sin6_family = sa_family_t(AF_INET6)
-            v6.sin6_port = UInt16(truncatingIfNeeded: endpoint.port).bigEndian
-        } else {
-            throw .connect("not a numeric address: \(endpoint.host)")
-        }
-        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .connect(String(cString: strerror(errno))) }
-        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let rc: Int32
-        if family == AF_INET {
-            rc = withUnsafePointer(to: &v4) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+    /// The transfer's options; false when libcurl refused one.
+    private func configure(_ handle: UnsafeMutableRawPointer, method: String, url: String,
+                           headers: UnsafeMutablePointer<curl_slist>?, body: [UInt8]?) -> Bool {
+        var ok = whisper_curl_setopt_string(handle, CURLOPT_URL, url) == CURLE_OK
+            && whisper_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https") == CURLE_OK
+            && whisper_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1) == CURLE_OK
+            && whisper_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0) == CURLE_OK
+            && whisper_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1) == CURLE_OK
+            && whisper_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2) == CURLE_OK
+            && whisper_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, timeoutSeconds * 1000) == CURLE_OK
+            && whisper_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, timeoutSeconds * 1000) == CURLE_OK
+            && whisper_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headers) == CURLE_OK
+        if let caFile { ok = ok && whisper_curl_setopt_string(handle, CURLOPT_CAINFO, caFile) == CURLE_OK }
+        if method != "GET" { ok = ok && whisper_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method) == CURLE_OK }
+        if let body {
+            // COPYPOSTFIELDS: libcurl keeps its own copy; CUSTOMREQUEST keeps the method.
+            ok = ok && whisper_curl_setopt_long(handle, CURLOPT_POSTFIELDSIZE, body.count) == CURLE_OK
+                && body.withUnsafeBufferPointer { bytes in
+                    bytes.baseAddress.map {
+                        whisper_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0)) == CURLE_OK
+                    } ?? (whisper_curl_setopt_string(handle, CURLOPT_COPYPOSTFIELDS, "") == CURLE_OK)
                 }
-            }
-        } else {
-            rc = withUnsafePointer(to: &v6) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-                }
-            }
         }
-        guard rc == 0 else {
-            let why = String(cString: strerror(errno))
-            close(fd)
-            throw .connect("\(endpoint.host):\(endpoint.port): \(why)")
-        }
-        return fd
+        return ok
     }
+}
+
+/// The response body as libcurl hands it over, up to `AdminClient.maxResponseBytes`.
+private final class ResponseSink {
+    var bytes: [UInt8] = []
+    var overflowed = false
+}
+
+/// libcurl's write callback (`context` is the transfer's `ResponseSink`): one byte past the
+/// cap aborts the transfer (answering less than it was given is libcurl's abort signal).
+private func collectResponse(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
+                             _ context: UnsafeMutableRawPointer?) -> Int {
+    guard let context else { return 0 }
+    let sink = Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue()
+    let (total, overflow) = size.multipliedReportingOverflow(by: count)
+    guard !overflow, total <= AdminClient.maxResponseBytes - sink.bytes.count else {
+        sink.overflowed = true
+        return 0
+    }
+    guard let data, total > 0 else { return total }
+    data.withMemoryRebound(to: UInt8.self, capacity: total) { sink.bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: total)) }
+    return total
 }

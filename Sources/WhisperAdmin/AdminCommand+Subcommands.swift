@@ -16,6 +16,54 @@ extension AdminCommand {
         }
     }
 
+    struct User: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "GET /admin/users/{whisperId}: an identity's status, ban, devices (platform, last active).")
+        @OptionGroup var options: AdminOptions
+        @Argument(help: "The Whisper ID (WSP-XXXX-XXXX-XXXX).") var whisperId: String
+
+        static let deviceColumns: [AdminOutput.Column] = [
+            .init("DEVICE", "deviceId"), .init("PLATFORM", "platform"), .init("LAST ACTIVE", "lastActiveAt", .time),
+            .init("REGISTERED", "createdAt", .time), .init("PUSH", "pushToken"), .init("VOIP", "voipToken"),
+        ]
+
+        func run() throws {
+            try reportingFailure {
+                try options.call("GET", "/admin/users/\(pathSegment(whisperId))") { AdminOutput.fields($0, table: ("devices", Self.deviceColumns)) }
+            }
+        }
+    }
+
+    struct Sessions: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "An identity's sessions.", subcommands: [Revoke.self])
+
+        struct Revoke: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "POST /admin/users/{whisperId}/sessions/revoke: log the identity out everywhere, without a ban (audited).")
+            @OptionGroup var options: AdminOptions
+            @Argument(help: "The Whisper ID.") var whisperId: String
+
+            func run() throws {
+                try reportingFailure { try options.call("POST", "/admin/users/\(pathSegment(whisperId))/sessions/revoke") }
+            }
+        }
+    }
+
+    struct GC: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "gc", abstract: "Attachment garbage collection.",
+                                                        subcommands: [Run.self])
+
+        struct Run: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "POST /admin/attachments/gc/run: run the attachment GC now; prints how many objects it deleted (audited).")
+            @OptionGroup var options: AdminOptions
+
+            func run() throws {
+                try reportingFailure { try options.call("POST", "/admin/attachments/gc/run") }
+            }
+        }
+    }
+
     struct LogLevel: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "log-level",
@@ -57,7 +105,7 @@ extension AdminCommand {
 
         func run() throws {
             let body = jsonBody([("action", .string(action)), ("note", note.map(JSONValue.string))])
-            let path = "/admin/reports/\(id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")/review"
+            let path = "/admin/reports/\(pathSegment(id))/review"
             try reportingFailure { try options.call("POST", path, body: body) }
         }
     }
@@ -76,7 +124,7 @@ extension AdminCommand {
                 let untilMillis = try until.map { text in
                     guard let millis = Self.untilMillis(text, now: Int64(Date().timeIntervalSince1970 * 1000)) else {
                         throw AdminFailure(message: "--until: expected epoch milliseconds or N followed by s, m, h or d, got \(text)",
-                                           code: 2)
+                                           exit: .usage)
                     }
                     return millis
                 }

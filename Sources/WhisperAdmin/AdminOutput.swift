@@ -26,6 +26,29 @@ public enum AdminOutput {
     public static func table(_ body: [UInt8], columns: [Column]) -> String? {
         guard let object = try? JSONParser.parseObject(body, limits: limits(body)), let items = object["items"]?.arrayValue
         else { return nil }
+        var text = rows(items, columns: columns)
+        if let next = object["nextCursor"]?.stringValue { text += "next: \(next)\n" }
+        return text
+    }
+
+    /// An object's members as `name  value` lines (nested objects as compact JSON); nil
+    /// when `body` is not an object. With `table`, that member (an array) is left out of the
+    /// lines and follows them as a table under its columns.
+    public static func fields(_ body: [UInt8], table: (key: String, columns: [Column])? = nil) -> String? {
+        guard let object = try? JSONParser.parseObject(body, limits: limits(body)) else { return nil }
+        let members = object.filter { $0.key != table?.key }
+        let width = members.map(\.key.count).max() ?? 0
+        var text = members.map { member in
+            member.key.padding(toLength: width) + "  " + cell(member.value, isTime(member.key) ? .time : .text)
+        }.joined(separator: "\n") + "\n"
+        if let table, let items = object[table.key]?.arrayValue {
+            text += "\n" + rows(items, columns: table.columns)
+        }
+        return text
+    }
+
+    /// A header line and one aligned line per item.
+    static func rows(_ items: [JSONValue], columns: [Column]) -> String {
         let header = columns.map(\.title)
         let rows = items.map { item in columns.map { cell(item[$0.key], $0.kind) } }
         var widths = header.map(\.count)
@@ -35,19 +58,7 @@ public enum AdminOutput {
         let lines = ([header] + rows).map { row in
             zip(row, widths).map { $0.0.padding(toLength: $0.1) }.joined(separator: "  ").trimmingTrailingSpaces()
         }
-        var text = lines.joined(separator: "\n") + "\n"
-        if let next = object["nextCursor"]?.stringValue { text += "next: \(next)\n" }
-        return text
-    }
-
-    /// An object's members as `name  value` lines (nested objects as compact JSON); nil
-    /// when `body` is not an object.
-    public static func fields(_ body: [UInt8]) -> String? {
-        guard let object = try? JSONParser.parseObject(body, limits: limits(body)) else { return nil }
-        let width = object.map(\.key.count).max() ?? 0
-        return object.map { member in
-            member.key.padding(toLength: width) + "  " + cell(member.value, isTime(member.key) ? .time : .text)
-        }.joined(separator: "\n") + "\n"
+        return lines.joined(separator: "\n") + "\n"
     }
 
     /// `CODE: message (HTTP status)` from the protocol's error body, or the raw body.

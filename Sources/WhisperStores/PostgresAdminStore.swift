@@ -7,8 +7,8 @@ import WhisperStorage
 /// pool; completions come back on `loop`. Each change and its audit row are one
 /// transaction. Rows are read back by `PostgresAdminStore+Rows`.
 package final class PostgresAdminStore: AdminStore {
-    private let pool: PostgresPool?
-    private let loop: EventLoop
+    let pool: PostgresPool?
+    let loop: EventLoop
 
     package init(pool: PostgresPool?, loop: EventLoop) {
         self.pool = pool

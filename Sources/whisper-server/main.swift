@@ -19,6 +19,24 @@ struct WhisperServerCommand: AsyncParsableCommand {
         version: "whisper-server \(BuildInfo.current)",
         subcommands: [Serve.self, Migrate.self, UpgradeRedis.self, AdminCommand.self]
     )
+
+    /// ArgumentParser's `main`, except that a usage error exits 2, not 64 (docs/operations.md
+    /// "Admin CLI"; `AdminExit.usageExitStatus`).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let status = exitCode(for: error).rawValue
+            guard AdminExit.usageExitStatus(status) != status else { exit(withError: error) }
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            Foundation.exit(AdminExit.usageExitStatus(status))
+        }
+    }
 }
 
 /// Loads the configuration or exits with one line naming the bad variable.

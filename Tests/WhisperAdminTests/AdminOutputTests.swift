@@ -24,6 +24,20 @@ struct AdminOutputTests {
         #expect(AdminOutput.errorLine(status: 502, body: Array("bad gateway".utf8)) == "HTTP 502: bad gateway")
     }
 
+    @Test func fields_withATable_listTheScalarsThenTheArrayAsATable() {
+        let body = Array(#"{"whisperId":"W","status":"active","devices":[{"platform":"ios","lastActiveAt":0},{"platform":"android","lastActiveAt":null}]}"#.utf8)
+        #expect(AdminOutput.fields(body, table: ("devices", [.init("PLATFORM", "platform"), .init("LAST ACTIVE", "lastActiveAt", .time)]))
+                == """
+                whisperId  W
+                status     active
+
+                PLATFORM  LAST ACTIVE
+                ios       1970-01-01T00:00:00.000Z
+                android   -
+
+                """)
+    }
+
     @Test func until_takesEpochMillisOrADurationFromNow() {
         let now: Int64 = 1_000_000
         #expect(AdminCommand.Ban.untilMillis("1763820000000", now: now) == 1_763_820_000_000)

@@ -50,6 +50,7 @@ import WhisperProtocol
         #expect(RevocationReason.banned.closeCode == 4003)
         #expect(RevocationReason.refreshed.closeCode == nil)
         #expect(RevocationReason.accountDeleted.closeCode == 4004)
+        #expect(RevocationReason.adminLogout.closeCode == 4001)
         #expect(RevocationReason.allCases.filter(\.shutsOutIdentity) == [.banned, .accountDeleted])
     }
 

@@ -95,7 +95,7 @@ extension AdminRoutes {
         writer.member("createdAt", event.createdAtMillis)
     }
 
-    private static func optional(_ key: String, _ value: Int64?, _ writer: inout JSONWriter) {
+    static func optional(_ key: String, _ value: Int64?, _ writer: inout JSONWriter) {
         writer.key(key)
         if let value { writer.int(value) } else { writer.null() }
     }

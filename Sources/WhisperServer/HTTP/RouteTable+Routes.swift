@@ -28,6 +28,9 @@ extension RouteTable {
         table.add("GET", "/ready", OpsRoutes.ready)
         table.add("GET", "/metrics", OpsRoutes.metrics)
         table.add("GET", "/admin/stats", AdminRoutes.stats)
+        table.add("GET", "/admin/users/{whisperId}", AdminRoutes.user)
+        table.add("POST", "/admin/users/{whisperId}/sessions/revoke", maxBodyBytes: EmptyPayload.maxBodyBytes,
+                  AdminRoutes.revokeSessions)
         table.add("GET", "/admin/reports", AdminRoutes.reports)
         table.add("POST", "/admin/reports/{id}/review", maxBodyBytes: AdminReviewPayload.maxBodyBytes(limits: limits),
                   AdminRoutes.review)

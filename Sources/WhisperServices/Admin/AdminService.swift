@@ -23,6 +23,8 @@ import WhisperProtocol
 /// report reviewed; `ban` then bans the reported identity as above. Reviewing a report
 /// already reviewed changes nothing and answers it as it stands (`changed: false`).
 ///
+/// Logging an identity out everywhere (`revokeSessions`) is a ban's step 3 without the ban.
+///
 /// A log-level change applies to this node's log only (each node has its own admin
 /// listener); its audit row is written first, so the level never changes unaudited.
 public final class AdminService {
@@ -68,6 +70,20 @@ public final class AdminService {
     }
 
     // MARK: Reads
+
+    /// Devices listed by `user`: an identity gains a row per install, so the list is capped.
+    public static let userDeviceLimit = 20
+
+    /// What is known about one Whisper ID; nothing → `NOT_FOUND`.
+    public func user(_ whisperId: WhisperID, completion: @escaping Completion<AdminUserRecord>) {
+        store.user(whisperId, deviceLimit: Self.userDeviceLimit) { result in
+            switch result {
+            case .failure(let error): completion(.failure(.storage(error)))
+            case .success(nil): completion(.failure(.notFound("unknown whisperId")))
+            case .success(let record?): completion(.success(record))
+            }
+        }
+    }
 
     public func counts(completion: @escaping Completion<AdminCounts>) {
         store.counts { completion($0.mapError(ServiceError.storage)) }
@@ -151,6 +167,22 @@ public final class AdminService {
                     return completion(.success(outcome))
                 }
                 revokeSessions(of: target) { completion($0.map { _ in outcome }) }
+            }
+        }
+    }
+
+    /// Logs a registered identity out everywhere without a ban: its audit row first (so it
+    /// never happens unaudited), then every session dies on every node as in a ban, with
+    /// reason `admin_logout` (close 4001); the identity may log in again at once. A login
+    /// racing the call may be refused once with `AUTH_FAILED` (it read the revocation epoch
+    /// before). Unknown or deleted id → `NOT_FOUND`. Answers how many sessions died.
+    public func revokeSessions(of whisperId: WhisperID, clientAddress: String, completion: @escaping Completion<Int>) {
+        let audit = AuditEntry(action: "sessions_revoke", target: whisperId.string, clientAddress: clientAddress, detailsJSON: "{}")
+        store.audit(audit, ifRegistered: whisperId) { [auth] result in
+            switch result {
+            case .failure(let error): completion(.failure(.storage(error)))
+            case .success(false): completion(.failure(.notFound("unknown whisperId")))
+            case .success(true): auth.revokeAll(of: whisperId, reason: .adminLogout, completion: completion)
             }
         }
     }

@@ -31,6 +31,15 @@ public protocol AdminStore {
     /// Writes an audit row of its own, for an action that changes nothing in the database
     /// (a node's log level).
     func audit(_ entry: AuditEntry, completion: @escaping StoreCompletion<Void>)
+
+    /// Writes `entry` only if `whisperId` has a `users` row, in one statement; `false` (and
+    /// no row) when it has none — for an action on a registered identity outside the database
+    /// (logging it out everywhere).
+    func audit(_ entry: AuditEntry, ifRegistered whisperId: WhisperID, completion: @escaping StoreCompletion<Bool>)
+
+    /// What the database knows about `whisperId`, with at most `deviceLimit` devices (most
+    /// recently active first); `nil` when no table mentions it.
+    func user(_ whisperId: WhisperID, deviceLimit: Int, completion: @escaping StoreCompletion<AdminUserRecord?>)
 }
 
 /// Totals for `GET /admin/stats` (each one index or small-table count).

@@ -10,12 +10,15 @@ public enum RevocationReason: String, Sendable, CaseIterable {
     case loggedOut = "logged_out"
     /// The identity deleted itself (`delete_account`): close 4004.
     case accountDeleted = "account_deleted"
+    /// An operator logged the identity out everywhere (`POST /admin/users/{id}/sessions/revoke`),
+    /// without a ban: close 4001, like any session revoked while the identity may log in again.
+    case adminLogout = "admin_logout"
 
     /// The WebSocket close code for sockets holding a revoked session, or `nil` when the
     /// socket stays open and only becomes unauthenticated.
     public var closeCode: UInt16? {
         switch self {
-        case .newLogin: return 4001
+        case .newLogin, .adminLogout: return 4001
         case .banned: return 4003
         case .accountDeleted: return 4004
         case .refreshed, .loggedOut: return nil
@@ -27,7 +30,7 @@ public enum RevocationReason: String, Sendable, CaseIterable {
     public var shutsOutIdentity: Bool {
         switch self {
         case .banned, .accountDeleted: return true
-        case .newLogin, .refreshed, .loggedOut: return false
+        case .newLogin, .refreshed, .loggedOut, .adminLogout: return false
         }
     }
 }
