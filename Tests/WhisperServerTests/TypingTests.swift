@@ -52,7 +52,8 @@ import WhisperTesting
         try Self.typing(stranger, to: bob.id)
         try Self.typing(stranger, to: stranger.id)
         // Their first message makes them peers; nothing arrived at bob before it.
-        #expect(try Self.nextAtBob(after: stranger, bob).frameType == "message_received")
+        let next = try Self.nextAtBob(after: stranger, bob)
+        #expect(next.frameType == "message_received", "\(next)")
         try stranger.expectQuiet()
     }
 
