@@ -100,7 +100,10 @@ public struct AdminClient: Sendable {
             && whisper_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1) == CURLE_OK
             && whisper_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2) == CURLE_OK
             && whisper_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, timeoutSeconds * 1000) == CURLE_OK
-            && whisper_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, timeoutSeconds * 1000) == CURLE_OK
+            // A stall, not the whole exchange, is what times out (as the receive timeout of the
+            // socket client before it did): a busy node's large `/metrics` may take longer.
+            && whisper_curl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1) == CURLE_OK
+            && whisper_curl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, timeoutSeconds)) == CURLE_OK
             && whisper_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headers) == CURLE_OK
         if let caFile { ok = ok && whisper_curl_setopt_string(handle, CURLOPT_CAINFO, caFile) == CURLE_OK }
         if method != "GET" { ok = ok && whisper_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method) == CURLE_OK }

@@ -201,23 +201,24 @@ import WhisperTesting
     }
 }
 
-/// The call store on a `ClusterStores`, with a ring timeout of 5 s and an outbox grace of 2.5 s
-/// (long enough for a loaded machine to run the steps that check it is still running).
+/// The call store on a `ClusterStores`, with a ring timeout of 15 s and an outbox grace of 5 s
+/// (long enough for the whole suite's load on two cores to run the steps that check it is
+/// still running: at 5 s, CI's full run rang calls out before their first check).
 private final class CallCluster: @unchecked Sendable {
     let stores: ClusterStores
     let store: RedisCallStore
     let limiter: RateLimiter
-    let graceNanos: UInt64 = 2_600_000_000
+    let graceNanos: UInt64 = 5_100_000_000
     /// Past the ring timeout.
-    let ringNanos: UInt64 = 5_200_000_000
+    let ringNanos: UInt64 = 15_200_000_000
     var loop: TestLoop { stores.loop }
     var keys: RedisKeys { stores.keys }
 
     init() async throws {
         stores = try await ClusterStores()
         var limits = stores.limits
-        limits.callRingTimeoutSeconds = 5
-        store = RedisCallStore(redis: stores.redis, keys: stores.keys, node: stores.node, limits: limits, outboxGraceMillis: 2_500)
+        limits.callRingTimeoutSeconds = 15
+        store = RedisCallStore(redis: stores.redis, keys: stores.keys, node: stores.node, limits: limits, outboxGraceMillis: 5_000)
         limiter = RateLimiter(limits: RateLimits.defaults, store: RedisRateLimitStore(redis: stores.redis, keys: stores.keys))
     }
 
