@@ -95,10 +95,11 @@ package enum PresenceScripts {
     }
 
     /// The socket let go of the session: the route goes only if it is still this socket's (a
-    /// newer login may own it). Returns {'told'} when it was not, else the decision.
+    /// newer login may own it). Returns {'elsewhere'} when it was not (nothing changed), else
+    /// the decision.
     package static let leave = RedisScript(keys: UserKey.self, arguments: LeaveArgument.self, DecideSetting.self,
                                            prelude: decide, """
-        if redis.call('GET', k_route) ~= a_route then return {'told'} end
+        if redis.call('GET', k_route) ~= a_route then return {'elsewhere'} end
         redis.call('DEL', k_route)
         redis.call('PEXPIRE', k_presence, a_recordTTL)
         return decide(a_user, k_route, k_presence, k_peers, k_blocked, now_ms(), tonumber(a_grace))

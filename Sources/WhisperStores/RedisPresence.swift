@@ -117,10 +117,9 @@ package final class RedisPresence: PresenceStore {
             switch RedisReplies.value(result) {
             case .failure(let error): completion(.failure(error))
             case .success(let decision):
-                // A socket that no longer held the route was never the user's presence.
-                if decision.array?.first?.string != "told" {
-                    redis.send([Array("SREM".utf8), keys.nodeUsers(node), Array(user.string.utf8)]) { _ in }
-                }
+                // A socket that no longer held the route changed nothing: a newer login owns it.
+                if decision.array?.first?.string == "elsewhere" { return completion(.success(nil)) }
+                redis.send([Array("SREM".utf8), keys.nodeUsers(node), Array(user.string.utf8)]) { _ in }
                 follow(decision, of: user, lease: nil, completion: completion)
             }
         }

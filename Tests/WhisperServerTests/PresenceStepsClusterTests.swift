@@ -47,6 +47,15 @@ import WhisperTesting
         #expect(try await cluster.command(["EXISTS", cluster.keys.route(user)]) == .integer(0))
         #expect(try await cluster.command(["ZSCORE", cluster.keys.presenceDue, user.string]).string != nil)
         #expect(try await cluster.command(["SISMEMBER", cluster.keys.nodeUsers(cluster.node), user.string]) == .integer(0))
+
+        // A socket that lost the route to a newer login leaves: nothing of the newer one changes.
+        let newer = LiveRoute(node: cluster.node, loop: 1, connection: 10)
+        _ = try await cluster.loop.result { done in presence.store.online(user, at: newer, completion: done) }
+        let due = try await cluster.command(["ZSCORE", cluster.keys.presenceDue, user.string])
+        #expect(try await cluster.loop.result { done in presence.store.offline(user, at: route, completion: done) } == nil)
+        #expect(try await cluster.command(["GET", cluster.keys.route(user)]).string == newer.text)
+        #expect(try await cluster.command(["SISMEMBER", cluster.keys.nodeUsers(cluster.node), user.string]) == .integer(1))
+        #expect(try await cluster.command(["ZSCORE", cluster.keys.presenceDue, user.string]) == due)
     }
 
     @Test func sweep_takesADeadNodesUsersOffline_andTellsTheirPeers() async throws {
