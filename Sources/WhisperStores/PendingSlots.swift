@@ -1,19 +1,18 @@
 import WhisperProtocol
 import WhisperStorage
 
-/// The pending-queue bookkeeping is kept per Redis Cluster hash slot (issue #27): every
+/// The pending-queue bookkeeping on a Redis Cluster (issue #27) is kept per hash slot: every
 /// accept, receipt and trim adjusts a counter and an index in the *recipient's* slot, so the
 /// step that appends to `pending:{<wid>}` touches keys of one slot only, and the counts of all
-/// slots add up to `whisper_pending_messages`. On a standalone Redis the same 16,384 pairs
-/// exist (one key layout for both).
+/// slots add up to `whisper_pending_messages`.
 ///
 ///     pending-count:{<tag of slot s>}  → messages queued for users of slot s
 ///     pending-index:{<tag of slot s>}  → users of slot s with a queue, scored by the last append
 ///
 /// The tag of slot s is the shortest base-36 number whose CRC16 lands in s (`PendingSlots.tag`).
-/// Servers before 2026-11-27 kept one `pending-count` and one `pending-index` for all users:
-/// those "legacy" keys are still read (added to the total) and swept on a standalone Redis,
-/// until they are empty (`RedisPendingSweep`); no cluster ever held them.
+/// A standalone Redis keeps the one pair for all users, `pending-count` and `pending-index`:
+/// reading 16,384 counters there would cost every node's heartbeat 650 KB of requests for
+/// nothing (one shard), and a standalone Redis never moves to a cluster in place.
 package enum PendingSlots {
     /// `tag[s]` hashes to slot s.
     package static let tags: [String] = {
@@ -55,8 +54,12 @@ extension RedisKeys {
     package func pendingCount(of user: WhisperID) -> [UInt8] { pendingCount(slot: PendingSlots.slot(of: user)) }
     package func pendingIndex(of user: WhisperID) -> [UInt8] { pendingIndex(slot: PendingSlots.slot(of: user)) }
 
-    /// `pending-count` and `pending-index` as servers before 2026-11-27 wrote them (one pair
-    /// for all users): read and swept until empty, never written.
-    package var legacyPendingCount: [UInt8] { Array(joined.pendingCount.utf8) }
-    package var legacyPendingIndex: [UInt8] { Array(joined.pendingIndex.utf8) }
+    /// `pending-count` and `pending-index`: the one pair for all users of a standalone Redis.
+    package var standalonePendingCount: [UInt8] { Array(joined.pendingCount.utf8) }
+    package var standalonePendingIndex: [UInt8] { Array(joined.pendingIndex.utf8) }
+
+    /// The counter and index `user`'s queue is counted in: the one pair on a standalone Redis,
+    /// its slot's on a cluster.
+    package func pendingCount(of user: WhisperID, cluster: Bool) -> [UInt8] { cluster ? pendingCount(of: user) : standalonePendingCount }
+    package func pendingIndex(of user: WhisperID, cluster: Bool) -> [UInt8] { cluster ? pendingIndex(of: user) : standalonePendingIndex }
 }

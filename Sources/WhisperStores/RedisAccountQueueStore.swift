@@ -7,7 +7,7 @@ import WhisperStorage
 /// `SessionStore.revokeAll`.
 package final class RedisAccountQueueStore: AccountQueueStore {
     package enum PurgeKey: String, ScriptNames {
-        /// `pending:{user}`, `pending-count:{<slot tag>}`, `pending-index:{<slot tag>}`, `events:{user}`, `peers:{user}`,
+        /// `pending:{user}`, `pending-count` and `pending-index` (`PendingSlots`), `events:{user}`, `peers:{user}`,
         /// `push-wake:{user}`, `blocked:{user}`.
         case pending, pendingCount, pendingIndex, events, peers, pushWake, blocked
     }
@@ -37,8 +37,8 @@ package final class RedisAccountQueueStore: AccountQueueStore {
         let call = RedisScriptCall(Self.purge, keys: { (name: PurgeKey) in
             switch name {
             case .pending: keys.pending(whisperId)
-            case .pendingCount: keys.pendingCount(of: whisperId)
-            case .pendingIndex: keys.pendingIndex(of: whisperId)
+            case .pendingCount: keys.pendingCount(of: whisperId, cluster: redis.isCluster)
+            case .pendingIndex: keys.pendingIndex(of: whisperId, cluster: redis.isCluster)
             case .events: keys.events(whisperId)
             case .peers: keys.peers(whisperId)
             case .pushWake: keys.pushWake(whisperId)

@@ -52,8 +52,8 @@ package final class RedisMessageStore: MessageStore {
                 case .route: keys.route(message.to, into: &command)
                 case .senderPeers: keys.peers(message.from, into: &command)
                 case .recipientPeers: keys.peers(message.to, into: &command)
-                case .pendingCount: keys.pendingCount(of: message.to, into: &command)
-                case .pendingIndex: keys.pendingIndex(of: message.to, into: &command)
+                case .pendingCount: command.append(keys.joined.pendingCount)
+                case .pendingIndex: command.append(keys.joined.pendingIndex)
                 case .pushWake: keys.pushWake(message.to, into: &command)
                 case .blocked: keys.blocked(message.to, into: &command)
                 }
@@ -126,7 +126,7 @@ package final class RedisMessageStore: MessageStore {
         let call = RedisScriptCall(MessageScripts.fetch, keys: { (name: MessageScripts.FetchKey) in
             switch name {
             case .pending: keys.pending(recipient)
-            case .pendingCount: keys.pendingCount(of: recipient)
+            case .pendingCount: keys.pendingCount(of: recipient, cluster: redis.isCluster)
             }
         }, arguments: { (name: MessageScripts.FetchArgument) in
             switch name {
@@ -161,7 +161,7 @@ package final class RedisMessageStore: MessageStore {
                 case .pending: keys.pending(receipt.recipient, into: &command)
                 case .senderRoute: keys.route(receipt.sender, into: &command)
                 case .senderEvents: keys.events(receipt.sender, into: &command)
-                case .pendingCount: keys.pendingCount(of: receipt.recipient, into: &command)
+                case .pendingCount: command.append(keys.joined.pendingCount)
                 case .legacyRecord: keys.legacyMessage(from: receipt.sender, id: receipt.messageId, into: &command)
                 }
             }

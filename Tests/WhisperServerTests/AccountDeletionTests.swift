@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import WhisperProtocol
 @testable import WhisperServer
 import WhisperStorage
 import WhisperTesting
@@ -9,18 +8,13 @@ import WhisperTesting
 /// `delete_account` over real sockets against PostgreSQL and Redis (docs/protocol.md
 /// "delete_account → account_deleted", docs/security.md "Account deletion").
 @Suite(.serialized) struct AccountDeletionTests {
-    /// The counter of the slot `user`'s queue is in (`PendingSlots`).
-    static func pendingCountKey(_ prefix: String, _ user: String) throws -> String {
-        String(decoding: RedisKeys(prefix: prefix).pendingCount(of: try #require(WhisperID.validate(user))), as: UTF8.self)
-    }
-
     @Test func deletion_removesKeysQueueBackupAndDevices_closesTheSocketOnTheOtherNode_andRetiresTheID() async throws {
         let cluster = try await TestCluster()
         defer { cluster.stop() }
         let (nodeA, nodeB) = (cluster.nodeA, cluster.nodeB)
         let alice = try Phone.online(nodeA), bob = try Phone.online(nodeA)
         let redis = try Identity.redis()
-        let pendingKey = cluster.prefix + "pending:{" + alice.id + "}", countKey = try Self.pendingCountKey(cluster.prefix, alice.id)
+        let pendingKey = cluster.prefix + "pending:{" + alice.id + "}", countKey = cluster.prefix + "pending-count"
         for _ in 0..<3 { try bob.sendAccepted(to: alice.id) }
         for _ in 0..<3 { #expect(try alice.ws.receiveJSON().frameType == "message_received") }
         #expect(try redis.command(["XLEN", pendingKey]) == .integer(3))

@@ -113,7 +113,6 @@ import WhisperTesting
         case "ratelimit": return "ratelimit:" + (tag.hasPrefix("WSP-") ? "id:" + tag : tag) + rest
         case "typing": return "typing:" + tag + rest
         case "msg", "group-charge", "blocked": return nil  // tagged already in layout 1
-        case "pending-count", "pending-index": return nil  // one pair per slot since 2026-11-27 (PendingSlots)
         default: return rest.isEmpty ? family + ":" + tag : nil
         }
     }
