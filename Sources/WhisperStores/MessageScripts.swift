@@ -223,7 +223,7 @@ package enum MessageScripts {
         """)
 
     package enum SweepKey: String, ScriptNames {
-        /// `pending-index:{<slot tag>}`, `pending-count:{<slot tag>}` (or the legacy pair).
+        /// `pending-index`, `pending-count` (a standalone Redis) or a slot's pair (`PendingSlots`).
         case pendingIndex, pendingCount
     }
     package enum SweepArgument: String, ScriptNames { case pendingTTL, pendingPrefix, batch }
