@@ -66,16 +66,18 @@ package enum MessageScripts {
         -- recipient blocked the sender, {1} duplicate, {2} queue full, or the new entry's id.
         -- Expired entries are trimmed by fetch and by the sweeper, not here: the cap may
         -- count a few of them, which only makes it stricter.
-        local function store_message(m, now)
-          if redis.call('SISMEMBER', m.blocked, m.from) == 1 then return {5} end
-          if redis.call('EXISTS', m.record) == 1 then return {1} end
-          if redis.call('XLEN', m.pending) >= tonumber(m.max) then return {2} end
-          local id = redis.call('XADD', m.pending, '*', 'm', m.payload)
-          redis.call('PEXPIRE', m.pending, m.ttl + 3600000)
-          redis.call('SET', m.record, id .. ' ' .. m.spelt, 'PX', m.ttl)
-          redis.call('INCR', m.count)
-          redis.call('ZADD', m.index, now, m.to)
-          refresh_peer(m.peers, m.from, now, m.peer_ttl)
+        -- Positional, not a table: it runs for every message.
+        local function store_message(blocked, from, record, pending, max, payload, ttl, spelt, count, index, to,
+                                     peers, peer_ttl, now)
+          if redis.call('SISMEMBER', blocked, from) == 1 then return {5} end
+          if redis.call('EXISTS', record) == 1 then return {1} end
+          if redis.call('XLEN', pending) >= tonumber(max) then return {2} end
+          local id = redis.call('XADD', pending, '*', 'm', payload)
+          redis.call('PEXPIRE', pending, ttl + 3600000)
+          redis.call('SET', record, id .. ' ' .. spelt, 'PX', ttl)
+          redis.call('INCR', count)
+          redis.call('ZADD', index, now, to)
+          refresh_peer(peers, from, now, peer_ttl)
           return id
         end
         -- Claims the recipient's push window (`SET NX PX`, as `RedisWakeUpClaims` does): 1 when
@@ -130,9 +132,8 @@ package enum MessageScripts {
           if wait > 0 then return {3, wait} end
           if group_charge then redis.call('SET', group_charge, '1', 'PX', ttl) end
         end
-        local stored = store_message({blocked = k_blocked, from = a_from, record = k_record, pending = k_pending,
-          max = a_maxPending, payload = a_payload, ttl = ttl, spelt = a_spelt, count = k_pendingCount,
-          index = k_pendingIndex, to = a_to, peers = k_recipientPeers, peer_ttl = tonumber(a_peerTTL)}, now)
+        local stored = store_message(k_blocked, a_from, k_record, k_pending, a_maxPending, a_payload, ttl, a_spelt,
+          k_pendingCount, k_pendingIndex, a_to, k_recipientPeers, tonumber(a_peerTTL), now)
         if type(stored) == 'table' then return stored end
         refresh_peer(k_senderPeers, a_to, now, tonumber(a_peerTTL))
         local frame = function() return \(lua(MessageFrames.messageReceivedPrefix)) .. a_payload .. \(lua(MessageFrames.messageReceivedSuffix)) end

@@ -86,9 +86,8 @@ package enum MessageStepScripts {
     package static let recipient = RedisScript(keys: RecipientKey.self, arguments: RecipientArgument.self,
                                                prelude: MessageScripts.prelude, """
         local now = now_ms()
-        local stored = store_message({blocked = k_blocked, from = a_from, record = k_record, pending = k_pending,
-          max = a_maxPending, payload = a_payload, ttl = tonumber(a_pendingTTL), spelt = a_spelt, count = k_pendingCount,
-          index = k_pendingIndex, to = a_to, peers = k_peers, peer_ttl = tonumber(a_peerTTL)}, now)
+        local stored = store_message(k_blocked, a_from, k_record, k_pending, a_maxPending, a_payload, tonumber(a_pendingTTL),
+          a_spelt, k_pendingCount, k_pendingIndex, a_to, k_peers, tonumber(a_peerTTL), now)
         if type(stored) == 'table' then return stored end
         local route = redis.call('GET', k_route)
         if route then return {0, stored, route, 0} end
