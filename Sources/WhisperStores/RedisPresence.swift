@@ -37,6 +37,8 @@ package final class RedisPresence: PresenceStore {
     private let router: RedisRouter
     /// The settings every deciding step takes at the end of its ARGV.
     private let decideSettings: [[UInt8]]
+    /// This loop listed the node in `nodes` (once, before its first login; the sweeps keep it).
+    private var listedInNodes = false
     /// Loop 0's: the other loops never heartbeat.
     private lazy var pendingSweep = RedisPendingSweep(redis: redis, keys: keys, pendingTTLMillis: settings.pendingTTLMillis)
 
@@ -63,7 +65,11 @@ package final class RedisPresence: PresenceStore {
         // The node is listed in `nodes` before it holds anyone (a node that dies before its
         // first sweep is still found: score 0 is always old enough to be checked; its sweeps
         // score it with Redis's time), and the user is in its `node-users` before the route.
-        redis.send([Array("ZADD".utf8), keys.nodes, Array("NX".utf8), Array("0".utf8), Array(node.utf8)]) { _ in }
+        if !listedInNodes {
+            redis.send([Array("ZADD".utf8), keys.nodes, Array("NX".utf8), Array("0".utf8), Array(node.utf8)]) { [weak self] result in
+                if case .success(.integer) = result { self?.listedInNodes = true }
+            }
+        }
         redis.send([Array("SADD".utf8), keys.nodeUsers(node), Array(user.string.utf8)]) { _ in }
         let call = RedisScriptCall(PresenceScripts.arrive, keys: { (name: PresenceScripts.ArriveKey) in
             switch name {

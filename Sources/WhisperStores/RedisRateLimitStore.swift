@@ -89,8 +89,9 @@ package final class RedisRateLimitStore: RateLimitStore {
     /// had room is then charged anyway (the all-or-nothing of one script holds per subject).
     package func hit(_ buckets: [RateLimitBucket], nonce: String, completion: @escaping StoreCompletion<RateLimitDecision>) {
         guard !buckets.isEmpty else { return redis.loop.deferToEndOfIteration { completion(.success(.allowed)) } }
+        guard redis.isCluster else { return charge(buckets, nonce: nonce, completion: completion) }
         let subjects = Dictionary(grouping: buckets) { RedisKeys.rateLimitTag($0.subject) }
-        guard redis.isCluster, subjects.count > 1 else { return charge(buckets, nonce: nonce, completion: completion) }
+        guard subjects.count > 1 else { return charge(buckets, nonce: nonce, completion: completion) }
         var remaining = subjects.count
         var decision = Result<RateLimitDecision, StoreError>.success(.allowed)
         for buckets in subjects.values {
