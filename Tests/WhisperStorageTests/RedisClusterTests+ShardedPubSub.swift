@@ -99,31 +99,35 @@ extension RedisClusterTests {
         #expect(subscriber.reconnectCount == 0)
     }
 
+    /// On a cluster of its own: it counts the connections each primary received, which the
+    /// servers that other suites start on the shared cluster would add to.
     @Test func subscriberSharingTheClientsMap_opensOnlyItsSubscriberConnections() async throws {
-        let cluster = try await RedisClusterFixture.connect()
-        defer { cluster.close() }
-        let map = try await cluster.map()
-        let channels = cluster.tagsOnEveryPrimary(map).map { cluster.key($0.tag, "events") }
-        #expect(await eventually(within: 10) { cluster.client.isConnected })
-        let before = try await connectionsReceived(map.primaries)
-        let subscriber = RedisSubscriber(configuration: cluster.client.configuration, loop: cluster.harness.loop,
-                                         mapFrom: cluster.client, log: TestEnvironment.log)
-        defer { subscriber.close() }
-        let inbox = MessageInbox()
-        cluster.harness.loop.execute { for channel in channels { subscriber.subscribe(channel) { inbox.append($0) } } }
-        subscriber.start()
-        for channel in channels {
-            #expect(await eventually(within: 10) {
-                (try? await cluster.client.send(["SPUBLISH", channel, "hello \(channel)"])) == .integer(1)
-            }, "\(channel)")
-            #expect(await eventually(within: 2) { inbox.contains(Array("hello \(channel)".utf8)) })
+        try await withPrivateCluster { url, _ in
+            let cluster = try await RedisClusterFixture.connect(url: url)
+            defer { cluster.close() }
+            let map = try await cluster.map()
+            let channels = cluster.tagsOnEveryPrimary(map).map { cluster.key($0.tag, "events") }
+            #expect(await eventually(within: 10) { cluster.client.isConnected })
+            let before = try await connectionsReceived(map.primaries)
+            let subscriber = RedisSubscriber(configuration: cluster.client.configuration, loop: cluster.harness.loop,
+                                             mapFrom: cluster.client, log: TestEnvironment.log)
+            defer { subscriber.close() }
+            let inbox = MessageInbox()
+            cluster.harness.loop.execute { for channel in channels { subscriber.subscribe(channel) { inbox.append($0) } } }
+            subscriber.start()
+            for channel in channels {
+                #expect(await eventually(within: 10) {
+                    (try? await cluster.client.send(["SPUBLISH", channel, "hello \(channel)"])) == .integer(1)
+                }, "\(channel)")
+                #expect(await eventually(within: 2) { inbox.contains(Array("hello \(channel)".utf8)) })
+            }
+            #expect(subscriber.isConnected)
+            // Past a watch tick of the shared map; a map of its own would have connected to every primary.
+            try await Task.sleep(nanoseconds: 1_200_000_000)
+            let after = try await connectionsReceived(map.primaries)
+            // Per primary: the subscriber connection, and redis-cli's own for this count.
+            #expect(zip(before, after).map { $1 - $0 } == map.primaries.map { _ in 2 })
         }
-        #expect(subscriber.isConnected)
-        // Past a watch tick of the shared map; a map of its own would have connected to every primary.
-        try await Task.sleep(nanoseconds: 1_200_000_000)
-        let after = try await connectionsReceived(map.primaries)
-        // Per primary: the subscriber connection, and redis-cli's own for this count.
-        #expect(zip(before, after).map { $1 - $0 } == map.primaries.map { _ in 2 })
     }
 }
 

@@ -66,19 +66,3 @@ func redisCLI(_ node: RedisNodeAddress, _ arguments: [String]) async throws -> S
     try await Subprocess.run("/usr/bin/redis-cli", ["-h", node.host, "-p", String(node.port)] + arguments)
         .trimmingCharacters(in: .whitespacesAndNewlines)
 }
-
-/// A Redis Cluster of the test's own (scripts/services redis-cluster), for tests that kill or
-/// reshard nodes; stopped and deleted afterwards.
-func withPrivateCluster<T>(_ body: (_ url: String, _ directory: String) async throws -> T) async throws -> T {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("whisper-cluster-\(UUID().uuidString)").path
-    let script = try TestEnvironment.servicesScript
-    return try await withCleanup {
-        let output = try await Subprocess.run(script, ["redis-cluster", "start", directory])
-        let url = output.split(separator: "\n").last.map(String.init) ?? ""
-        guard url.hasPrefix("redis://") else { throw RedisFixtureError(description: "no cluster URL: \(output)") }
-        return try await body(url, directory)
-    } cleanup: {
-        _ = try? await Subprocess.run(script, ["redis-cluster", "stop", directory])
-        try? FileManager.default.removeItem(atPath: directory)
-    }
-}
