@@ -23,10 +23,11 @@ final class CPUSeries: @unchecked Sendable {
     private var running = true
     private let finished = DispatchSemaphore(value: 0)
 
-    init(server: Int32?, redis: Int32?, intervalNanos: UInt64 = 10_000_000) {
+    /// `redis`: one redis-server (column `redis`) or a cluster's primaries (`redis1`, `redis2`, …).
+    init(server: Int32?, redis: [Int32], intervalNanos: UInt64 = 10_000_000) {
         var pids: [(String, Int32)] = []
         if let server { pids.append(("server", server)) }
-        if let redis { pids.append(("redis", redis)) }
+        for (index, pid) in redis.enumerated() { pids.append((redis.count == 1 ? "redis" : "redis\(index + 1)", pid)) }
         pids.append(("bench", getpid()))
         self.pids = pids
         self.intervalNanos = intervalNanos

@@ -4,6 +4,8 @@ extension RelayCost {
         return ReportObject([
             ("relayed_messages", .int(relayedMessages)), ("window_s", .double(windowSeconds)), ("cores", .int(cores)),
             ("server_cpu_s", value(serverCPUSeconds)), ("redis_cpu_s", value(redisCPUSeconds)),
+            ("redis_shard_cpu_s", redisShardCPUSeconds.map { .array($0.map { .double($0) }) } ?? .null),
+            ("redis_shard_spread", value(redisShardSpread)),
             ("bench_cpu_s", .double(benchCPUSeconds)),
             ("server_cpu_per_msg_us", value(serverMicrosPerMessage)), ("redis_cpu_per_msg_us", value(redisMicrosPerMessage)),
             ("mean_verify_us", value(meanVerifyMicros)), ("verify_samples", value(verifySamples)),
@@ -22,6 +24,9 @@ extension RelayCost {
             "    server CPU per message \(micros(serverMicrosPerMessage)), redis \(micros(redisMicrosPerMessage)), mean verify \(micros(meanVerifyMicros)) (\(text(verifySamples, 0)) samples)",
             "    R = \(text(ratio))   R_total = \(text(ratioTotal))",
         ]
+        if let shards = redisShardCPUSeconds, shards.count > 1 {
+            lines.append("    redis per shard: \(shards.map { ReportFormat.fixed($0, digits: 2) + " s" }.joined(separator: ", ")); spread \(text(redisShardSpread.map { $0 * 100 }, 1)) % from even")
+        }
         if let metricsError { lines.append("    metrics: \(metricsError)") }
         return lines
     }

@@ -13,7 +13,8 @@ public struct RelayCost: Sendable, Equatable {
     public var cores: Int
     public var relayedMessages: Int
     public var serverCPUSeconds: Double?
-    public var redisCPUSeconds: Double?
+    /// Each Redis process's CPU over the window (one, or a cluster's primaries).
+    public var redisShardCPUSeconds: [Double]?
     public var benchCPUSeconds: Double
     public var meanVerifyMicros: Double?
     public var verifySamples: Double?
@@ -28,13 +29,27 @@ public struct RelayCost: Sendable, Equatable {
         self.cores = cores
         self.relayedMessages = relayedMessages
         serverCPUSeconds = delta(start.serverCPUSeconds, end.serverCPUSeconds)
-        redisCPUSeconds = delta(start.redisCPUSeconds, end.redisCPUSeconds)
+        if let before = start.redisCPUSeconds, let after = end.redisCPUSeconds, before.count == after.count {
+            redisShardCPUSeconds = zip(before, after).map { max(0, $1 - $0) }
+        }
         benchCPUSeconds = max(0, end.benchCPUSeconds - start.benchCPUSeconds)
         let verifySum = delta(start.verifySecondsSum, end.verifySecondsSum)
         let verifyCount = delta(start.verifyCount, end.verifyCount)
         verifySamples = verifyCount
         if let verifySum, let verifyCount, verifyCount > 0 { meanVerifyMicros = verifySum / verifyCount * 1e6 }
         metricsError = end.metricsError ?? start.metricsError
+    }
+
+    /// The Redis processes' CPU, summed.
+    public var redisCPUSeconds: Double? { redisShardCPUSeconds.map { $0.reduce(0, +) } }
+
+    /// How far the busiest or idlest shard is from an even share: max |shard − mean| / mean
+    /// (0 = even); nil for one Redis or no CPU.
+    public var redisShardSpread: Double? {
+        guard let shards = redisShardCPUSeconds, shards.count > 1 else { return nil }
+        let mean = shards.reduce(0, +) / Double(shards.count)
+        guard mean > 0 else { return nil }
+        return shards.map { abs($0 - mean) }.max().map { $0 / mean }
     }
 
     public var serverMicrosPerMessage: Double? {

@@ -64,7 +64,7 @@ public enum RelayScenario {
         }
         let probe = ResourceProbe(targets: options.probe)
         let measuring = options.probe.serverPid != nil || options.probe.admin != nil
-        let cpuSeries = options.seriesPrefix.map { _ in CPUSeries(server: options.probe.serverPid, redis: options.probe.redisPid) }
+        let cpuSeries = options.seriesPrefix.map { _ in CPUSeries(server: options.probe.serverPid, redis: options.probe.redisPids) }
         try await sleep(until: window.windowStart)
         cpuSeries?.start(origin: window.windowStart)
         let before = measuring ? probe.sample() : nil

@@ -51,6 +51,10 @@ public struct ReportObject: Sendable, Equatable {
         case .string(let text): writer.string(text)
         case .bool(let flag): writer.bool(flag)
         case .object(let object): write(object, to: &writer)
+        case .array(let values):
+            writer.beginArray()
+            for value in values { write(value, to: &writer) }
+            writer.endArray()
         case .null: writer.null()
         }
     }

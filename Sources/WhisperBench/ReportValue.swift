@@ -5,5 +5,6 @@ public indirect enum ReportValue: Sendable, Equatable {
     case string(String)
     case bool(Bool)
     case object(ReportObject)
+    case array([ReportValue])
     case null
 }

@@ -19,7 +19,7 @@ struct ResourceProbe: Sendable {
 
     func sample() -> ResourceSample {
         var sample = ResourceSample(serverCPUSeconds: targets.serverPid.flatMap(cpuSeconds(pid:)),
-                                    redisCPUSeconds: targets.redisPid.flatMap(cpuSeconds(pid:)),
+                                    redisCPUSeconds: redisCPUSeconds(),
                                     benchCPUSeconds: Self.selfCPUSeconds())
         if let admin = targets.admin {
             do {
@@ -34,6 +34,12 @@ struct ResourceProbe: Sendable {
             }
         }
         return sample
+    }
+
+    /// Each Redis process's CPU seconds; nil without pids or when one is unreadable.
+    func redisCPUSeconds() -> [Double]? {
+        let seconds = targets.redisPids.compactMap(cpuSeconds(pid:))
+        return seconds.isEmpty || seconds.count != targets.redisPids.count ? nil : seconds
     }
 
     /// utime + stime of `pid`, in seconds.

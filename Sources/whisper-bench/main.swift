@@ -92,7 +92,8 @@ struct Relay: AsyncParsableCommand {
     @Option(help: "Seconds to wait after the window for acks, deliveries and receipts.") var settleTimeout = 15.0
     @Option(help: "Cores for `core use` (default: online CPUs).") var cores: Int?
     @Option(help: "whisper-server pid (CPU time).") var serverPid: Int32?
-    @Option(help: "redis-server pid (CPU time).") var redisPid: Int32?
+    @Option(help: "redis-server pid (CPU time); repeated for each primary of a Redis Cluster (summed, spread reported).")
+    var redisPid: [Int32] = []
     @Option(help: "Admin listener, http://127.0.0.1:PORT (for /metrics).") var adminUrl: String?
     @Option(help: "Write PREFIX-latency.csv (every sample), PREFIX-cpu.csv (10 ms) and PREFIX-percentiles.csv.")
     var seriesOut: String?
@@ -112,7 +113,7 @@ struct Relay: AsyncParsableCommand {
         options.ciphertextBytes = ciphertextBytes
         options.settleTimeoutSeconds = settleTimeout
         options.cores = cores
-        options.probe = ProbeTargets(serverPid: serverPid, redisPid: redisPid, admin: try adminEndpoint(adminUrl))
+        options.probe = ProbeTargets(serverPid: serverPid, redisPids: redisPid, admin: try adminEndpoint(adminUrl))
         let connection = common.connection
         try await report(json: common.json) { try await RelayScenario.run(options, connection: connection).report }
     }

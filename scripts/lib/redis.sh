@@ -209,48 +209,70 @@ redis_cluster_url() {
   printf 'redis://127.0.0.1:%s,127.0.0.1:%s,127.0.0.1:%s/\n' "${ports[0]}" "${ports[1]}" "${ports[2]}"
 }
 
-# _redis_cluster_ok PORT...: every node says cluster_state:ok, knows the three replicas, and every
-# replica's link is up.
+# _redis_cluster_ok REPLICAS PORT...: every node says cluster_state:ok and knows the REPLICAS × 3
+# replicas, and every replica's link is up.
 _redis_cluster_ok() {
-  local port
+  local replicas=$1 port
+  shift
   for port in "$@"; do
     [[ "$(redis-cli -h 127.0.0.1 -p "$port" cluster info 2>/dev/null)" == *cluster_state:ok* ]] || return 1
-    [[ "$(redis-cli -h 127.0.0.1 -p "$port" cluster nodes 2>/dev/null | grep -c slave)" == 3 ]] || return 1
+    [[ "$(redis-cli -h 127.0.0.1 -p "$port" cluster nodes 2>/dev/null | grep -c slave)" == $((replicas * 3)) ]] || return 1
     case "$(redis-cli -h 127.0.0.1 -p "$port" info replication 2>/dev/null)" in
       *role:slave*master_link_status:up*) ;;
-      *role:master*connected_slaves:1*) ;;
+      *role:master*connected_slaves:"$replicas"*) ;;
       *) return 1 ;;
     esac
   done
 }
 
-# redis_cluster_start DIR: six redis-servers (DIR/PORT each: AOF, nodes.conf, redis.pid, redis.log;
-# DIR/ports lists the ports), joined by `redis-cli --cluster create` as 3 primaries with one
-# replica each, node timeout 2 s so a killed primary's replica takes over in seconds; waits
-# until every node reports cluster_state:ok with its replica attached, then prints the seeds URL.
+# redis_cluster_start DIR [REPLICAS]: 3 × (1 + REPLICAS) redis-servers (DIR/PORT each: AOF,
+# nodes.conf, redis.pid, redis.log; DIR/ports lists the ports, primaries first), joined by
+# `redis-cli --cluster create` as 3 primaries with REPLICAS (default 1; 0 for the benchmark's
+# primaries-only cluster) replicas each, node timeout 2 s so a killed primary's replica takes over
+# in seconds; waits until every node reports cluster_state:ok with its replicas attached, then
+# prints the seeds URL.
 redis_cluster_start() {
-  local dir ports=() port nodes=()
+  local dir replicas=${2:-1} ports=() port nodes=()
   dir="$(abs_path "$1")"
+  [[ "$replicas" =~ ^[01]$ ]] || { err "replicas per primary: 0 or 1, not '$replicas'"; return 1; }
   command -v redis-cli >/dev/null || { err "redis-cli not found: is the redis-tools package installed?"; return 1; }
   mkdir -p "$dir" || { err "cannot create $dir"; return 1; }
-  read -r -a ports <<<"$(_redis_cluster_ports 6)"
+  read -r -a ports <<<"$(_redis_cluster_ports $((3 * (1 + replicas))))"
   printf '%s\n' "${ports[*]}" >"$dir/ports"
   for port in "${ports[@]}"; do
-    # No 5 s wait for more replicas before the first (diskless) sync: each primary has one.
-    redis_start "$dir/$port" "$port" --cluster-enabled yes --cluster-config-file nodes.conf \
-      --cluster-node-timeout 2000 --repl-diskless-sync-delay 0 >/dev/null || return 1
+    _redis_cluster_node_start "$dir" "$port" || return 1
     nodes+=("127.0.0.1:$port")
   done
   log "creating Redis Cluster on ports ${ports[*]}"
-  if ! redis-cli --cluster create "${nodes[@]}" --cluster-replicas 1 --cluster-yes \
+  if ! redis-cli --cluster create "${nodes[@]}" --cluster-replicas "$replicas" --cluster-yes \
     >"$dir/create.log" 2>&1 </dev/null; then
     err "redis-cli --cluster create failed"
     tail_log "$dir/create.log"
     return 1
   fi
   wait_until "$WHISPER_WAIT_TIMEOUT" "Redis Cluster state ok with replicas attached" \
-    _redis_cluster_ok "${ports[@]}" || return 1
+    _redis_cluster_ok "$replicas" "${ports[@]}" || return 1
   redis_cluster_url "$dir"
+}
+
+# _redis_cluster_node_start DIR PORT: the node of DIR/PORT (a new one, or one that was stopped or
+# killed: it rejoins with its nodes.conf).
+_redis_cluster_node_start() {
+  # No 5 s wait for more replicas before the first (diskless) sync: each primary has one.
+  redis_start "$1/$2" "$2" --cluster-enabled yes --cluster-config-file nodes.conf \
+    --cluster-node-timeout 2000 --repl-diskless-sync-delay 0 >/dev/null
+}
+
+# redis_cluster_restart DIR PORT: starts the stopped or killed node PORT of the 3 + 3 cluster in
+# DIR again and waits until the cluster is whole (a primary whose replica took over comes back as
+# that replica's replica).
+redis_cluster_restart() {
+  local dir ports=()
+  dir="$(abs_path "$1")"
+  read -r -a ports <"$dir/ports"
+  _redis_cluster_node_start "$dir" "$2" || return 1
+  wait_until "$WHISPER_WAIT_TIMEOUT" "Redis Cluster state ok with node $2 back" \
+    _redis_cluster_ok 1 "${ports[@]}"
 }
 
 # redis_cluster_stop DIR: stops every node of the cluster in DIR at once (each takes about 2 s;

@@ -143,6 +143,10 @@ def timeline_chart(latency_path: pathlib.Path) -> pathlib.Path:
         cpu = read(cpu_path)
         ax2 = ax.twinx()
         t_cpu = [float(r["t_ms"]) / 1000 for r in cpu]
+        # A Redis Cluster's primaries (redis1_cores, redis2_cores, …) are drawn as their sum.
+        shards = [key for key in (cpu[0] if cpu else {}) if re.fullmatch(r"redis\d+_cores", key)]
+        for row in cpu if shards else []:
+            row["redis_cores"] = str(sum(float(row[key]) for key in shards))
         for name, color in (("server", "tab:green"), ("redis", "tab:purple"), ("bench", "tab:gray")):
             key = name + "_cores"
             if cpu and key in cpu[0]:
