@@ -95,6 +95,38 @@ import WhisperTesting
         #expect(harness.metrics.callSetup.labels("timeout").value == 1)
     }
 
+    /// On a Redis Cluster a signal is several one-slot steps, so the service, not the store,
+    /// keeps a call's signals in order: the next waits until the one before is answered.
+    @Test func signalsOfOneCall_reachTheStoreOneAtATimeInOrder_othersCallsDoNotWait_andAFloodIsRefused() throws {
+        let harness = CallHarness()
+        harness.store.holding = true
+        let call = "0f8fad5b-d9cb-469f-a165-70867728950e", other = "1e2d3c4b-5a69-4788-9aab-bccddeeff001"
+        var answers: [CallSignalKind] = []
+        for kind in [CallSignalKind.initiate, .iceCandidate, .iceCandidate, .end] {
+            harness.signal(kind, callId: call) { _ in answers.append(kind) }
+        }
+        harness.signal(.iceCandidate, callId: other)
+        // The offer and the other call's candidate reached the store; the rest wait behind the offer.
+        #expect(harness.store.applied.map(\.kind) == [.initiate, .iceCandidate])
+        #expect(harness.store.applied.last?.callId.string == other)
+        harness.store.answerNext()  // the offer
+        harness.store.answerNext()  // the other call's candidate
+        #expect(harness.store.applied.map(\.kind) == [.initiate, .iceCandidate, .iceCandidate])
+        for _ in 0..<3 { harness.store.answerNext() }
+        #expect(harness.store.applied.filter { $0.callId.string == call }.map(\.kind) == [.initiate, .iceCandidate, .iceCandidate, .end])
+        #expect(answers == [.initiate, .iceCandidate, .iceCandidate, .end])
+
+        // A client that floods one call is refused past the queue's bound, and nothing is lost before it.
+        harness.signal(.initiate, callId: call)
+        for _ in 0..<CallService.maxWaitingSignals {
+            // Not answered yet: waiting behind the offer.
+            #expect(throws: ServiceError.internalFailure("no completion")) { try harness.signal(.iceCandidate, callId: call).get() }
+        }
+        #expect(throws: ServiceError.rateLimited(retryAfterMs: 1_000)) { try harness.signal(.iceCandidate, callId: call).get() }
+        for _ in 0...CallService.maxWaitingSignals { harness.store.answerNext() }
+        #expect(harness.store.applied.count == 5 + 1 + CallService.maxWaitingSignals)
+    }
+
     @Test func aBlockedCallersCancel_wakesNobody_andCountsItsSetup() throws {
         let harness = CallHarness()
         harness.store.outcome = .dropped(setup: .failed)
@@ -109,11 +141,26 @@ import WhisperTesting
 final class FakeCallStore: CallStore {
     var outcome = CallStoreOutcome.routed(.offline, setup: nil)
     var offers: [CallOffer] = []
+    /// Every signal that reached the store, in order.
+    var applied: [(kind: CallSignalKind, callId: CanonicalUUID)] = []
+    /// When set, answers wait in `held` until `answerNext()` (a store still working on them).
+    var holding = false
+    private var held: [() -> Void] = []
     func initiate(_ offer: CallOffer, completion: @escaping StoreCompletion<CallStoreOutcome>) {
         offers.append(offer)
-        completion(.success(outcome))
+        applied.append((.initiate, offer.callId))
+        answer(completion)
     }
-    func signal(_ signal: CallSignal, completion: @escaping StoreCompletion<CallStoreOutcome>) { completion(.success(outcome)) }
+    func signal(_ signal: CallSignal, completion: @escaping StoreCompletion<CallStoreOutcome>) {
+        applied.append((signal.kind, signal.callId))
+        answer(completion)
+    }
+    private func answer(_ completion: @escaping StoreCompletion<CallStoreOutcome>) {
+        let outcome = outcome
+        guard holding else { return completion(.success(outcome)) }
+        held.append { completion(.success(outcome)) }
+    }
+    func answerNext() { if !held.isEmpty { held.removeFirst()() } }
     var confirmation = CallConfirmation.unknownCall
     func confirm(_ callId: CanonicalUUID, callee: WhisperID, completion: @escaping StoreCompletion<CallConfirmation>) {
         completion(.success(confirmation))
@@ -168,8 +215,10 @@ struct CallHarness {
     }
 
     /// A signal of `kind` from the caller to the callee on `callId` (spelt as given).
-    func signal(_ kind: CallSignalKind, callId: String = "0f8fad5b-d9cb-469f-a165-70867728950e")
-        -> Result<Void, ServiceError> {
+    /// Answered synchronously when the store answers at once; `answered` also sees a later answer.
+    @discardableResult
+    func signal(_ kind: CallSignalKind, callId: String = "0f8fad5b-d9cb-469f-a165-70867728950e",
+                answered: ((Result<Void, ServiceError>) -> Void)? = nil) -> Result<Void, ServiceError> {
         let nonce = Data(repeating: 1, count: 24).base64EncodedString(), ciphertext = Data(repeating: 2, count: 32).base64EncodedString()
         let signed = TestMessage.signedBytes(type: kind.rawValue, messageId: callId, from: caller.string, to: callee.string,
                                              timestamp: Self.now, nonce: nonce, ciphertext: ciphertext)
@@ -185,7 +234,10 @@ struct CallHarness {
             let frame = try InboundFrame.parse(Array(text.utf8), limits: .default)
             let payload = try CallSignalPayload(parsing: frame, kind: kind, limits: .default)
             service.signal(payload, session: session,
-                           client: ClientRef(ip: "192.0.2.7", connection: ConnectionRef(node: "n1", connection: 9))) { outcome = $0 }
+                           client: ClientRef(ip: "192.0.2.7", connection: ConnectionRef(node: "n1", connection: 9))) {
+                outcome = $0
+                answered?($0)
+            }
         } catch {
             return .failure(.internalFailure("unparsable test frame: \(error)"))
         }

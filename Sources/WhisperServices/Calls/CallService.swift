@@ -47,11 +47,14 @@ public final class CallService {
     private let now: () -> Int64
     private let setups: [CallSetupResult: Counter]
     private let unconfirmed: Counter?
-    /// Signals that arrived while an offer for their `callId` waited for the callee look-up
-    /// (a PostgreSQL round trip on a cold cache): a caller trickles candidates right behind
-    /// its offer, and they must reach the store after it. Issued in order on this loop's one
-    /// Redis connection, they are applied in order.
-    private var behindOffer: [CanonicalUUID: [() -> Void]] = [:]
+    /// The signals of one call are applied in the order they arrived: while one is on its way
+    /// (an offer's callee look-up is a PostgreSQL round trip on a cold cache; on a Redis
+    /// Cluster every signal is several one-slot steps, which the next signal's steps could
+    /// overtake), the later ones of that `callId` wait here. A key is a call with a signal in
+    /// flight; its value, the signals behind it (at most `maxWaitingSignals`).
+    private var inFlight: [CanonicalUUID: [() -> Void]] = [:]
+    /// More signals than this waiting behind one call is a flood, not ICE trickling: refused.
+    static let maxWaitingSignals = 64
 
     public init(limits: Limits, store: CallStore, router: MessageRouter, recipients: RecipientDirectory,
                 rateLimiter: RateLimiter, verifier: SignatureVerifier, wakeUps: WakeUps?, log: Log,
@@ -83,9 +86,33 @@ public final class CallService {
             return completion(.failure(refusal))
         }
 
-        let apply = { [self] in self.apply(signal, client: client, completion) }
-        if behindOffer[signal.callId] != nil { return behindOffer[signal.callId, default: []].append(apply) }
-        apply()
+        let callId = signal.callId
+        let apply = { [self] in
+            self.apply(signal, client: client) { [self] result in
+                completion(result)
+                applyNext(callId)
+            }
+        }
+        guard var waiting = inFlight[callId] else {
+            inFlight[callId] = []
+            return apply()
+        }
+        guard waiting.count < Self.maxWaitingSignals else {
+            return completion(.failure(.rateLimited(retryAfterMs: 1_000)))
+        }
+        waiting.append(apply)
+        inFlight[callId] = waiting
+    }
+
+    /// The signal of `callId` in flight is done: the next one waiting goes, or the call has none in flight.
+    private func applyNext(_ callId: CanonicalUUID) {
+        guard var waiting = inFlight[callId], !waiting.isEmpty else {
+            inFlight.removeValue(forKey: callId)
+            return
+        }
+        let next = waiting.removeFirst()
+        inFlight[callId] = waiting
+        next()
     }
 
     /// Step 4 (an offer) and 5.
@@ -96,9 +123,7 @@ public final class CallService {
                                     frame: signal.forwardedFrame, rateLimit: charge)
             return store.signal(stored) { [self] in finish(signal, $0, client: client, completion) }
         }
-        behindOffer[signal.callId] = []
         recipients.status(of: signal.to) { [self] result in
-            defer { behindOffer.removeValue(forKey: signal.callId)?.forEach { $0() } }
             switch result {
             case .failure(let error): return completion(.failure(.storage(error)))
             case .success(.unknown): return completion(.failure(.notFound("unknown callee")))
