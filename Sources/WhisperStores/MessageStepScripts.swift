@@ -102,10 +102,12 @@ package enum MessageStepScripts {
     package enum ReceiptArgument: String, ScriptNames { case status }
 
     /// The recipient's step of a receipt. A `delivered` receipt marks the record `r` (receipted,
-    /// the sender's notice owed) and the sender's step, once it ran, `d` (`told`). Returns {0}
-    /// unknown, {2} a `delivered` receipt of a message whose sender was told already, or
-    /// {1, removed, messageId as the sender spelt it} — again for a record still `r`, whose
-    /// first sender's step may have been cut off: that sender is told now.
+    /// the sender's notice owed), and once the sender's step ran the caller writes it `d` with a
+    /// plain `SET … KEEPTTL XX` of the value answered here (no script: the record's value
+    /// changes only from `r` to `d`, so nothing can come between). Returns {0} unknown, {2} a
+    /// `delivered` receipt of a message whose sender was told already, or {1, removed,
+    /// messageId as the sender spelt it, the record's value when told} — again for a record
+    /// still `r`, whose first sender's step may have been cut off: that sender is told now.
     package static let receipt = RedisScript(keys: ReceiptKey.self, arguments: ReceiptArgument.self, """
         local v = redis.call('GET', k_record)
         if not v then return {0} end
@@ -119,22 +121,7 @@ package enum MessageStepScripts {
             redis.call('SET', k_record, v .. ' r', 'KEEPTTL')
           end
         end
-        return {1, removed, spelt}
-        """)
-
-    package enum ToldKey: String, ScriptNames {
-        /// `msg:{recipient}:sender:id`.
-        case record
-    }
-
-    /// After the sender's step of a `delivered` receipt: the record's `r` becomes `d`, so a
-    /// repeated receipt tells nobody again.
-    package static let told = RedisScript(keys: ToldKey.self, """
-        local v = redis.call('GET', k_record)
-        if v and string.sub(v, -2) == ' r' then
-          redis.call('SET', k_record, string.sub(v, 1, -3) .. ' d', 'KEEPTTL')
-        end
-        return 1
+        return {1, removed, spelt, entry .. ' ' .. spelt .. ' d'}
         """)
 
     package enum NoticeKey: String, ScriptNames {

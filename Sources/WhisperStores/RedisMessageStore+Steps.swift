@@ -173,18 +173,18 @@ extension RedisMessageStore {
     // MARK: Receipts
 
     /// The recipient's step (the record, the queue), then the sender's (`message_delivered`,
-    /// routed or kept), then the record marked told (`MessageStepScripts.receipt` says why a
-    /// cut between them still tells the sender once a receipt is repeated).
+    /// routed or kept), then the record marked told with a plain `SET` (`MessageStepScripts.receipt`
+    /// says why a cut between them still tells the sender once a receipt is repeated).
     func applyReceiptInSteps(_ receipt: ReceiptApplication, completion: @escaping StoreCompletion<ReceiptOutcome>) {
         receiptForRecipient(receipt) { [self] applied in
             switch applied {
             case .failure(let error): completion(.failure(error))
             case .success(.unknown): completion(.success(.unknown))
             case .success(.repeated): completion(.success(.repeated))
-            case .success(.owed(let removed, let spelt)):
+            case .success(.owed(let removed, let spelt, let told)):
                 let frame = receipt.notification.head + Array(spelt.utf8) + receipt.notification.tail
                 router.deliverEvent(frame, to: receipt.sender) { [self] routing in
-                    if case .success = routing, receipt.status == .delivered { markTold(receipt) }
+                    if case .success = routing, receipt.status == .delivered { markTold(receipt, as: told) }
                     completion(routing.map { .applied(removed: removed, routing: $0, messageIdText: spelt) })
                 }
             }
@@ -196,14 +196,17 @@ extension RedisMessageStore {
         case unknown
         /// A `delivered` receipt whose sender was told already.
         case repeated
-        /// The sender is to be told; `removed`: the message left the queue now.
-        case owed(removed: Bool, spelt: String)
+        /// The sender is to be told; `removed`: the message left the queue now; `told`: the
+        /// record's value once the sender was told.
+        case owed(removed: Bool, spelt: String, told: String)
     }
 
-    private func markTold(_ receipt: ReceiptApplication) {
-        let call = RedisScriptCall(MessageStepScripts.told, keys: [keys.message(to: receipt.recipient, from: receipt.sender, id: receipt.messageId)],
-                                   arguments: [])
-        redis.evalScript(call, retryOnce: true) { (_: Result<RedisValue, RedisError>) in }
+    /// The record's `r` becomes `d` (`told`), so a repeated receipt tells nobody again; only
+    /// if the record still exists (`XX`: one that expired meanwhile stays gone). Lost with the
+    /// link, a repeated receipt tells the sender once more, as after a cut between the steps.
+    private func markTold(_ receipt: ReceiptApplication, as told: String) {
+        let record = keys.message(to: receipt.recipient, from: receipt.sender, id: receipt.messageId)
+        redis.send([Array("SET".utf8), record, Array(told.utf8), Array("KEEPTTL".utf8), Array("XX".utf8)]) { _ in }
     }
 
     /// The recipient's step of a receipt.
@@ -221,8 +224,9 @@ extension RedisMessageStore {
                 case 0: return .unknown
                 case 2: return .repeated
                 default:
-                    guard items.count == 3, let removed = items[1].integer, let spelt = items[2].string else { return nil }
-                    return .owed(removed: removed > 0, spelt: spelt)
+                    guard items.count == 4, let removed = items[1].integer, let spelt = items[2].string,
+                          let told = items[3].string else { return nil }
+                    return .owed(removed: removed > 0, spelt: spelt, told: told)
                 }
             })
         }
