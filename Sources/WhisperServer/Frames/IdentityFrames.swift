@@ -41,20 +41,24 @@ enum IdentityFrames {
                     // Before the ack, the Redis copy of the user's block list is rewritten from
                     // PostgreSQL (docs/protocol.md "Blocking"): the list holds from the ack on.
                     socket.context.restoreBlocks(of: login.session.record.whisperId, connId: socket.connection.id) {
-                        defer { done() }
                         let joined = socket.context.registry.bind(socket, to: login.session.record)
-                        reply.send("register_ack") { payload in
-                            payload.member("success", true)
-                            payload.member("whisperId", login.session.record.whisperId.string)
-                            payload.member("sessionToken", login.session.token.text)
-                            payload.member("sessionExpiresAt", login.session.record.expiresAtMillis)
-                            payload.member("serverTime", WallTime.now().epochMillis)
+                        let ack = {
+                            reply.send("register_ack") { payload in
+                                payload.member("success", true)
+                                payload.member("whisperId", login.session.record.whisperId.string)
+                                payload.member("sessionToken", login.session.token.text)
+                                payload.member("sessionExpiresAt", login.session.record.expiresAtMillis)
+                                payload.member("serverTime", WallTime.now().epochMillis)
+                            }
                         }
-                        // Right after the ack: the route moves here, then the kept events.
-                        if joined != .refused {
-                            socket.beginRequest()
-                            socket.context.cameOnline(socket, as: login.session.record.whisperId) { socket.endRequest() }
+                        guard joined != .refused else {
+                            ack()
+                            return done()
                         }
+                        // The route moves here before the ack, so what anyone sends the user once
+                        // it has the ack — from any node — comes live to this socket; the events
+                        // kept while it was offline follow the ack.
+                        socket.context.cameOnline(socket, as: login.session.record.whisperId, beforeKept: ack) { done() }
                     }
                 case .failure(let error):
                     done()

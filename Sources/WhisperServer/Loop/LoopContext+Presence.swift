@@ -12,9 +12,12 @@ extension LoopContext {
     /// `socket` now holds `whisperId`: frames for the user are routed here from now on, and
     /// the events kept while it was offline are sent first, in order, then the offers of calls
     /// still ringing for it (docs/protocol.md "Calls"); its direct peers hear it is online
-    /// (docs/protocol.md "Presence"). `then` runs after.
-    func cameOnline(_ socket: WebSocketDriver, as whisperId: WhisperID, then: @escaping () -> Void) {
+    /// (docs/protocol.md "Presence"). `beforeKept` runs once the route is here, before those
+    /// frames (a login's ack); `then` runs after them.
+    func cameOnline(_ socket: WebSocketDriver, as whisperId: WhisperID, beforeKept: @escaping () -> Void = {},
+                    then: @escaping () -> Void) {
         presence.cameOnline(whisperId, at: route(of: socket)) { frames in
+            beforeKept()
             for frame in frames { socket.send(frame) }
             then()
         }
