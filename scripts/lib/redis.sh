@@ -180,8 +180,9 @@ _redis_tls_certificates() {
   chmod 600 "$dir"/*.key
 }
 
-# _redis_cluster_ports N: N free loopback ports at most 55535 whose cluster bus port (+10000) is
-# free too (a node exits when it cannot bind its bus).
+# _redis_cluster_ports N: N free loopback ports whose cluster bus port (+10000) is free too (a
+# node exits when it cannot bind its bus), both below the ephemeral range: a parallel test once
+# took a node's port as a connection's local port between the check and redis-server's bind.
 _redis_cluster_ports() {
   python3 -c 'import random, socket, sys
 def free(port):
@@ -193,10 +194,18 @@ def free(port):
         return False
     finally:
         s.close()
+# Below the ephemeral range of the kernel (with the bus port, +10000): a port in it can be
+# taken as the local end of any outgoing connection between this check and the bind.
+try:
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+        ephemeral = int(f.read().split()[0])
+except (OSError, ValueError, IndexError):
+    ephemeral = 32768
 ports = []
 while len(ports) < int(sys.argv[1]):
-    port = random.randint(20000, 55535)
-    if port not in ports and free(port) and free(port + 10000):
+    port = random.randint(10000, max(10001, ephemeral - 10001))
+    taken = set(ports) | {p + 10000 for p in ports}
+    if port not in taken and port + 10000 not in taken and free(port) and free(port + 10000):
         ports.append(port)
 print(" ".join(map(str, ports)))' "$1"
 }
