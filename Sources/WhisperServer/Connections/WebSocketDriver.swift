@@ -20,6 +20,11 @@ final class WebSocketDriver: ConnectionDelegate {
     /// Requests whose replies are still being produced (Redis/PostgreSQL round trips). A
     /// draining server closes the socket only once this reaches zero.
     private(set) var inFlight = 0
+    /// Between a login's bind and its `register_ack` (while the route moves here): a revocation
+    /// arriving then is held in `revocationAfterAck` and applied right after the ack, so every
+    /// proof is answered before its socket hears that a later login took over.
+    var ackPending = false
+    var revocationAfterAck: (reason: RevocationReason, code: UInt16)?
     private var closeWhenIdle: (code: UInt16, reason: String)?
 
     init(connection: Connection, state: WebSocketConnection, context: LoopContext) {

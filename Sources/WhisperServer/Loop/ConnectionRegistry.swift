@@ -85,7 +85,12 @@ final class ConnectionRegistry {
                   notice.reason.shutsOutIdentity || notice.hashes.contains(held.hash)
             else { continue }
             unbind(socket)
-            if let code = notice.reason.closeCode { socket.revoke(reason: notice.reason, code: code) }
+            guard let code = notice.reason.closeCode else { continue }
+            if socket.ackPending {
+                socket.revocationAfterAck = (notice.reason, code)
+            } else {
+                socket.revoke(reason: notice.reason, code: code)
+            }
         }
     }
 
