@@ -37,7 +37,7 @@ public enum ClientError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .transport(let what): "connection failed: \(what)"
         case .closed(let code, _): "server closed the connection (\(code.map(String.init) ?? "no close frame"))"
-        case .revoked(4001): "this device was replaced by a newer login of the same identity (4001)"
+        case .revoked(4001): "this session was ended by a newer login of the same identity, or by an operator logging it out (4001)"
         case .revoked(4003): "the identity is banned (4003)"
         case .revoked(4004): "the account was deleted (4004)"
         case .revoked(let code): "session revoked (\(code))"
