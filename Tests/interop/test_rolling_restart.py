@@ -305,7 +305,9 @@ def test_ready_goes_503_when_the_subscription_is_lost_and_recovers(server_config
             if went_503 is None and http_status(node.http_url("/ready", admin=True), timeout=2.0) == 503:
                 went_503 = time.monotonic() - start
             time.sleep(0.02)
-        assert went_503 is not None and went_503 < 3, f"/ready did not go 503 within 3 s ({went_503})"
+        # The subscriber reconnects within 50 ms, so a probe must land in the gap after a kill; on a
+        # loaded CI machine each round of redis-cli and ss calls takes hundreds of ms (3.05 s once).
+        assert went_503 is not None and went_503 < 5, f"/ready did not go 503 within 5 s ({went_503})"
         wait_ready(node, within=6)
         since_kill = time.monotonic() - last_kill
         print(f"\nlost subscription: /ready 503 after {went_503:.2f} s; 200 again {since_kill:.2f} s after the last kill")
