@@ -28,10 +28,9 @@ public enum PingScenario {
             done(())
         }
         let probe = ResourceProbe(targets: ProbeTargets(serverPid: options.serverPid))
-        try await RelayScenario.sleep(until: window.windowStart)
-        let before = options.serverPid != nil ? probe.sample() : nil
-        try await RelayScenario.sleep(until: window.windowEnd)
-        let after = options.serverPid != nil ? probe.sample() : nil
+        let samples = options.serverPid != nil
+            ? await RelayScenario.samples(of: probe, at: [window.windowStart, window.windowEnd]) : []
+        let before = samples.count == 2 ? samples.first : nil, after = samples.count == 2 ? samples.last : nil
         // Let the last pongs come back before counting what never did.
         try await RelayScenario.sleep(until: MonotonicClock.now() + 1_000_000_000)
         let results = await gather(shards) { shard, done in done(shard.result()) }

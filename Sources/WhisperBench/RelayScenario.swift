@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
+import Foundation
 import WhisperOps
 import WhisperRuntime
 
@@ -65,12 +66,12 @@ public enum RelayScenario {
         let probe = ResourceProbe(targets: options.probe)
         let measuring = options.probe.serverPid != nil || options.probe.admin != nil
         let cpuSeries = options.seriesPrefix.map { _ in CPUSeries(server: options.probe.serverPid, redis: options.probe.redisPids) }
+        async let samples = measuring ? Self.samples(of: probe, at: [window.windowStart, window.windowEnd]) : []
         try await sleep(until: window.windowStart)
         cpuSeries?.start(origin: window.windowStart)
-        let before = measuring ? probe.sample() : nil
         try await sleep(until: window.windowEnd)
-        let after = measuring ? probe.sample() : nil
         cpuSeries?.stop()
+        let taken = await samples
 
         let settled = await gather(shards) { shard, done in shard.settle(timeoutSeconds: options.settleTimeoutSeconds, completion: done) }
         _ = await gather(shards) { shard, done in shard.sweep { done(()) } }
@@ -83,13 +84,35 @@ public enum RelayScenario {
         }
 
         var cost: RelayCost?
-        if let before, let after {
-            cost = RelayCost(start: before, end: after, windowSeconds: window.seconds,
+        if taken.count == 2 {
+            cost = RelayCost(start: taken[0], end: taken[1], windowSeconds: window.seconds,
                              relayedMessages: total.counters.deliveredInWindow, cores: options.cores ?? onlineCores())
         }
         return RelayResult(options: options, connection: connection, windowSeconds: window.seconds,
                            windowStartUnixMillis: windowStartUnixMillis, logins: logins,
                            presigned: presigned, total: total, settled: settled.allSatisfy { $0 }, cost: cost)
+    }
+
+    /// `probe` sampled at each deadline (MonotonicClock), on a thread of its own: the
+    /// cooperative pool can be starved for seconds on a loaded machine, which once put both
+    /// samples of a 2 s window after its end and left nothing between them.
+    static func samples(of probe: ResourceProbe, at deadlines: [UInt64]) async -> [ResourceSample] {
+        await withCheckedContinuation { continuation in
+            Thread {
+                var samples: [ResourceSample] = []
+                for deadline in deadlines {
+                    let now = MonotonicClock.now()
+                    if deadline > now {
+                        var pause = timespec(tv_sec: Int((deadline - now) / 1_000_000_000),
+                                             tv_nsec: Int((deadline - now) % 1_000_000_000))
+                        var left = timespec()
+                        while nanosleep(&pause, &left) != 0 && errno == EINTR { pause = left }
+                    }
+                    samples.append(probe.sample())
+                }
+                continuation.resume(returning: samples)
+            }.start()
+        }
     }
 
     static func sleep(until deadline: UInt64) async throws {
