@@ -78,7 +78,7 @@ struct RedisClientTests {
         #expect(try await redis.client.send(["DEL", list, redis.key("one")]) == .integer(2))
     }
 
-    @Test func evalScript_usesEvalsha_andFallsBackToEvalOnNOSCRIPT() async throws {
+    @Test func evalScript_loadsUnderTheSHA1WeComputed_andFallsBackToEvalOnNOSCRIPT() async throws {
         let redis = try await RedisFixture.connect()
         defer { redis.close() }
         let client = redis.client
@@ -88,7 +88,7 @@ struct RedisClientTests {
         #expect(try await client.send(["SCRIPT", "EXISTS", script.sha1]) == .array([.integer(0)]))
 
         #expect(try await client.evalScript(script, keys: [key], arguments: [Array("5".utf8)]) == .integer(5))
-        // The EVAL fallback loaded it under the SHA-1 we computed.
+        // Loaded (SCRIPT LOAD ahead of the first call) under the SHA-1 we computed.
         #expect(try await client.send(["SCRIPT", "EXISTS", script.sha1]) == .array([.integer(1)]))
         #expect(try await client.send(["SCRIPT", "LOAD", script.source]) == .bulk(Array(script.sha1.utf8)))
         #expect(try await client.evalScript(script, keys: [key], arguments: [Array("2".utf8)]) == .integer(7))
@@ -96,6 +96,16 @@ struct RedisClientTests {
         _ = try await client.send(["SCRIPT", "FLUSH"])
         #expect(try await client.evalScript(script, keys: [key], arguments: [Array("1".utf8)]) == .integer(8))
         _ = try await client.send([Array("DEL".utf8), key])
+    }
+
+    @Test func aScriptsFirstCall_runsBeforeACommandSentAfterIt() async throws {
+        // With EVALSHA → NOSCRIPT → EVAL, the script ran behind the SET and read "after".
+        let redis = try await RedisFixture.connect()
+        defer { redis.close() }
+        let key = redis.key("ordered")
+        #expect(try await firstCallThenSet(redis.client, on: redis.harness.loop, key: key, unique: redis.prefix).get() == .bulk(nil))
+        #expect(try await redis.client.send(["GET", key]) == .bulk(Array("after".utf8)))
+        _ = try await redis.client.send(["DEL", key])
     }
 
     @Test func commandsThatBreakReplyOrder_areRefusedWithoutSending() async throws {

@@ -46,6 +46,17 @@ struct RedisClusterTests {
         }
     }
 
+    @Test func aScriptsFirstCall_onEveryShard_runsBeforeACommandSentAfterIt() async throws {
+        let cluster = try await RedisClusterFixture.connect()
+        defer { cluster.close() }
+        for (tag, _) in cluster.tagsOnEveryPrimary(try await cluster.map()) {
+            let key = cluster.key(tag)
+            let read = await firstCallThenSet(cluster.client, on: cluster.harness.loop, key: key, unique: cluster.prefix)
+            #expect(try read.get() == .bulk(nil), "\(tag)")
+            _ = try await cluster.client.send(["DEL", key])
+        }
+    }
+
     @Test func scriptWithKeysInTwoSlots_isRefusedBeforeSending() async throws {
         let cluster = try await RedisClusterFixture.connect()
         defer { cluster.close() }

@@ -117,11 +117,13 @@ public final class RedisClient: @unchecked Sendable {
     /// routed by its slot, and `retryOnce` lets the cluster retry it within its window.
     /// A `trailer` goes right behind it on the same connection (cluster: to the same node, again
     /// with it after a redirect); it is only sent when the command was.
-    private func send(encoded command: ArraySlice<UInt8>, retryOnce: Bool = false, trailer: RedisTrailer? = nil,
-                      _ completion: @escaping (Result<RedisReply, RedisError>) -> Void) {
+    /// `script`: the one an `EVALSHA` runs (`RedisConnection.prepare`).
+    private func send(encoded command: ArraySlice<UInt8>, script: RedisScript? = nil, retryOnce: Bool = false,
+                      trailer: RedisTrailer? = nil, _ completion: @escaping (Result<RedisReply, RedisError>) -> Void) {
         assert(loop.inEventLoop, "RedisClient.send must run on its loop")
-        if let cluster { return cluster.send(encoded: command, retrySafe: retryOnce, trailer: trailer, completion) }
-        guard let connection = link?.ready, connection.send(encoded: command, completion) else {
+        if let cluster { return cluster.send(encoded: command, script: script, retrySafe: retryOnce, trailer: trailer, completion) }
+        guard let connection = link?.ready, script.map(connection.prepare) ?? true,
+              connection.send(encoded: command, completion) else {
             fail(completion, .disconnected)
             return
         }
@@ -129,8 +131,8 @@ public final class RedisClient: @unchecked Sendable {
         if let trailer { _ = connection.send(encoded: trailer.command, trailer.completion) }
     }
 
-    /// Runs `script` with EVALSHA; on NOSCRIPT (first use, restarted or flushed server)
-    /// falls back to EVAL, which also caches it on the server for the next EVALSHA.
+    /// Runs `script` with EVALSHA, loaded ahead on each connection (`RedisConnection.prepare`);
+    /// on NOSCRIPT (an operator's `SCRIPT FLUSH`) falls back to EVAL, which caches it again.
     public func evalScript(_ script: RedisScript, keys: [[UInt8]], arguments: [[UInt8]], retryOnce: Bool = false,
                            _ completion: @escaping (Result<RedisValue, RedisError>) -> Void) {
         evalScript(RedisScriptCall(script, keys: keys, arguments: arguments), retryOnce: retryOnce, completion)
@@ -173,7 +175,7 @@ public final class RedisClient: @unchecked Sendable {
     /// EVALSHA, then EVAL after `NOSCRIPT`; `waiting` sends its `WAIT` behind each.
     private func run(_ call: RedisScriptCall, retryOnce: Bool, waiting: ReplicaWaitGate?,
                      _ completion: @escaping (Result<RedisReply, RedisError>) -> Void) {
-        send(encoded: call.evalsha, retryOnce: retryOnce, trailer: waiting?.trailer()) { [weak self] result in
+        send(encoded: call.evalsha, script: call.script, retryOnce: retryOnce, trailer: waiting?.trailer()) { [weak self] result in
             guard case .success(let reply) = result, reply.isError(withPrefix: "NOSCRIPT") else {
                 guard let self else { return completion(result) }
                 return self.settle(call, retryOnce: retryOnce, waiting: waiting, result, completion)

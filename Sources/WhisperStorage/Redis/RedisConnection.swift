@@ -47,6 +47,8 @@ final class RedisConnection: ConnectionDelegate {
     /// Subscription commands not yet answered, oldest first (`PendingSubscription`).
     private var pendingSubscriptions: [PendingSubscription] = []
     private var inFlight = RingBuffer<InFlight>()
+    /// Scripts this connection has sent `SCRIPT LOAD` for (their SHA-1s).
+    private var loadedScripts = Set<String>()
     private var timer: TimerID?
     /// What in-flight commands fail with when the connection goes.
     private var failure = RedisError.disconnected
@@ -144,6 +146,19 @@ final class RedisConnection: ConnectionDelegate {
     func send(_ arguments: [[UInt8]], _ completion: @escaping Completion) -> Bool {
         var command = RedisCommand(arguments)
         return send(encoded: command.finish(), completion)
+    }
+
+    /// Queues `SCRIPT LOAD` ahead of `script`'s first call on this connection, so that call is
+    /// an `EVALSHA` that finds it and runs in the order it was sent. (Falling back to `EVAL` on
+    /// `NOSCRIPT` runs the call behind commands sent after it: a typing signal's peer check once
+    /// ran after the message that made the two peers.) The reply is dropped: a load that failed
+    /// shows as `NOSCRIPT`, which still falls back to `EVAL`. False when not connected.
+    func prepare(_ script: RedisScript) -> Bool {
+        guard !loadedScripts.contains(script.sha1) else { return true }
+        var load = RedisCommand([Array("SCRIPT".utf8), Array("LOAD".utf8), Array(script.source.utf8)])
+        guard send(encoded: load.finish(), { _ in }) else { return false }
+        loadedScripts.insert(script.sha1)
+        return true
     }
 
     /// Queues one command already in RESP (`RedisCommand.finish`).

@@ -51,3 +51,15 @@ struct RedisFixtureError: Error, CustomStringConvertible {
 func attempt(_ client: RedisClient, _ arguments: [String]) async -> Result<RedisValue, RedisError> {
     do { return .success(try await client.send(arguments)) } catch { return .failure(error) }
 }
+
+/// A fresh script's first call (it reads `key`) and a `SET` of `key` sent right behind it in
+/// one go on the loop: what the script read. In order, it saw the key before the `SET`.
+func firstCallThenSet(_ client: RedisClient, on loop: EventLoop, key: String, unique: String) async -> Result<RedisValue, RedisError> {
+    let script = RedisScript(source: "-- \(unique)\nreturn redis.call('GET', KEYS[1])")
+    return await withCheckedContinuation { continuation in
+        loop.execute {
+            client.evalScript(script, keys: [Array(key.utf8)], arguments: []) { continuation.resume(returning: $0) }
+            client.send([Array("SET".utf8), Array(key.utf8), Array("after".utf8)]) { _ in }
+        }
+    }
+}

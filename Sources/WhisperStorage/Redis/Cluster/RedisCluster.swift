@@ -30,6 +30,8 @@ final class RedisCluster: RedisLinkOwner {
     /// One command on its way, with what routing has learnt about it.
     private final class Attempt {
         let command: ArraySlice<UInt8>
+        /// The script an `EVALSHA` runs, loaded on each connection before its first call there.
+        let script: RedisScript?
         let slot: Int?
         let retrySafe: Bool
         let completion: Completion
@@ -44,9 +46,10 @@ final class RedisCluster: RedisLinkOwner {
         /// The node an `ASK` named: the next send goes there, after `ASKING`.
         var asking: RedisNodeAddress?
 
-        init(command: ArraySlice<UInt8>, slot: Int?, retrySafe: Bool, trailer: RedisTrailer?,
+        init(command: ArraySlice<UInt8>, script: RedisScript?, slot: Int?, retrySafe: Bool, trailer: RedisTrailer?,
              completion: @escaping Completion) {
             self.command = command
+            self.script = script
             self.slot = slot
             self.retrySafe = retrySafe
             self.trailer = trailer
@@ -140,13 +143,14 @@ final class RedisCluster: RedisLinkOwner {
     /// never inside this call. A `trailer` is pipelined behind the command on the same link at
     /// every send (a redirect, a retry); only the one behind the send whose reply is handed over
     /// reaches its completion, right after that reply.
-    func send(encoded command: ArraySlice<UInt8>, retrySafe: Bool, trailer: RedisTrailer? = nil,
+    func send(encoded command: ArraySlice<UInt8>, script: RedisScript? = nil, retrySafe: Bool, trailer: RedisTrailer? = nil,
               _ completion: @escaping Completion) {
         switch RedisClusterRoute.slot(of: command) {
         case .failure(let error):
             loop.deferToEndOfIteration { completion(.failure(error)) }
         case .success(let slot):
-            dispatch(Attempt(command: command, slot: slot, retrySafe: retrySafe, trailer: trailer, completion: completion))
+            dispatch(Attempt(command: command, script: script, slot: slot, retrySafe: retrySafe, trailer: trailer,
+                             completion: completion))
         }
     }
 
@@ -156,6 +160,7 @@ final class RedisCluster: RedisLinkOwner {
         guard let target, let connection = link(for: target).ready else {
             return notSent(attempt)
         }
+        if let script = attempt.script, !connection.prepare(script) { return notSent(attempt) }
         if attempt.asking != nil {
             attempt.asking = nil
             // Its reply is read and dropped; the command's own reply says whether it worked.
