@@ -1,8 +1,9 @@
 import WhisperOps
 
-/// `ping`: N logged-in phones, each keeping K JSON `ping` frames in flight (closed loop):
-/// the per-frame overhead every presence, typing and receipt frame pays — read, parse,
-/// route, encode, write — with nothing behind it (no Redis, no signature).
+/// `ping`: N logged-in phones, each keeping K JSON `ping` frames in flight (closed loop), or
+/// all of them together sending a fixed total rate (open loop, `rate`): the per-frame overhead
+/// every presence, typing and receipt frame pays — read, parse, route, encode, write — with
+/// nothing behind it (no Redis, no signature).
 public enum PingScenario {
     public static func run(_ options: PingOptions, connection: ConnectionOptions) async throws -> PingResult {
         try options.validate()
@@ -10,7 +11,8 @@ public enum PingScenario {
         let runtime = try BenchRuntime(options: connection)
         defer { runtime.shutdown() }
         let shardCount = runtime.loops.count
-        let shards = await runtime.makeShards { PingShard(context: $0, inFlight: options.inFlight) }
+        let shardRate = options.rate.map { $0 / Double(runtime.loops.count) }
+        let shards = await runtime.makeShards { PingShard(context: $0, inFlight: options.inFlight, rate: shardRate) }
         let concurrency = max(1, connection.connectConcurrency / shardCount)
         let logins = LoginTally.merged(await gather(shards) { shard, done in
             let index = shard.context.loop.index
@@ -32,7 +34,7 @@ public enum PingScenario {
             ? await RelayScenario.samples(of: probe, at: [window.windowStart, window.windowEnd]) : []
         let before = samples.count == 2 ? samples.first : nil, after = samples.count == 2 ? samples.last : nil
         // Let the last pongs come back before counting what never did.
-        try await RelayScenario.sleep(until: MonotonicClock.now() + 1_000_000_000)
+        try await RelayScenario.sleep(until: window.windowEnd + 1_000_000_000)
         let results = await gather(shards) { shard, done in done(shard.result()) }
         _ = await gather(shards) { shard, done in shard.closeAll { done(()) } }
 
@@ -49,8 +51,11 @@ public enum PingScenario {
 /// `whisper-bench ping`.
 public struct PingOptions: Sendable {
     public var connections = 50
-    /// Pings awaiting their pong per connection.
+    /// Pings awaiting their pong per connection (closed loop).
     public var inFlight = 8
+    /// Pings per second over all connections (open loop: each sent at its own time, its latency
+    /// counted from then); nil keeps `inFlight` in flight instead.
+    public var rate: Double?
     public var warmupSeconds = 2.0
     public var durationSeconds = 10.0
     public var serverPid: Int32?
@@ -59,6 +64,7 @@ public struct PingOptions: Sendable {
 
     func validate() throws(BenchError) {
         guard connections >= 1, inFlight >= 1 else { throw .invalidOption("--connections and --in-flight must be at least 1") }
+        if let rate, !(rate > 0 && rate <= 10_000_000) { throw .invalidOption("--rate must be in (0, 10000000]") }
         guard durationSeconds > 0, durationSeconds <= 86_400, warmupSeconds >= 0, warmupSeconds <= 3_600 else {
             throw .invalidOption("--duration must be in (0, 86400], --warmup in [0, 3600]")
         }
@@ -74,20 +80,24 @@ public struct PingResult: Sendable {
     public var serverMicrosPerRoundTrip: Double?
 
     public var roundTripsPerSecond: Double { Double(total.inWindow) / max(windowSeconds, 1e-9) }
-    public var passed: Bool { total.errors.isEmpty && total.unanswered == 0 && total.unexpected == 0 && total.inWindow > 0 }
+    public var passed: Bool {
+        total.errors.isEmpty && total.unanswered == 0 && total.unexpected == 0 && total.skipped == 0 && total.inWindow > 0
+    }
 
     public var report: BenchReport {
         let latency = total.latency.summary
         var summary = [
-            "ping: \(options.connections) connections × \(options.inFlight) in flight, window \(ReportFormat.fixed(windowSeconds, digits: 1)) s",
+            "ping: \(options.connections) connections, " + (options.rate.map { "open loop at \(ReportFormat.rate($0))/s" } ?? "\(options.inFlight) in flight each")
+                + ", window \(ReportFormat.fixed(windowSeconds, digits: 1)) s",
             "  \(ReportFormat.rate(roundTripsPerSecond)) round trips/s; ping → pong \(latency.line)",
-            "  unanswered \(total.unanswered), unexpected frames \(total.unexpected), errors: \(total.errors.line)",
+            "  unanswered \(total.unanswered), unexpected frames \(total.unexpected), skipped (\(PingShard.openLoopMaxInFlight) in flight) \(total.skipped), errors: \(total.errors.line)",
         ]
         if let serverMicrosPerRoundTrip {
             summary.append("  server CPU per round trip \(ReportFormat.fixed(serverMicrosPerRoundTrip, digits: 2)) µs")
         }
         let json = ReportObject([
             ("connections", .int(options.connections)), ("in_flight", .int(options.inFlight)),
+            ("rate", options.rate.map { .double($0) } ?? .null), ("skipped", .int(total.skipped)),
             ("window_s", .double(windowSeconds)), ("round_trips_per_s", .double(roundTripsPerSecond)),
             ("latency", .object(latency.report)), ("unanswered", .int(total.unanswered)),
             ("unexpected_frames", .int(total.unexpected)), ("errors", .object(total.errors.report)),
@@ -106,6 +116,8 @@ final class PingShard: PhoneOwner {
         var inWindow = 0
         var unanswered = 0
         var unexpected = 0
+        /// Open loop: pings not sent because their connection had `openLoopMaxInFlight` waiting.
+        var skipped = 0
         var errors = ErrorTally()
 
         mutating func merge(_ other: Result) {
@@ -113,21 +125,27 @@ final class PingShard: PhoneOwner {
             inWindow += other.inWindow
             unanswered += other.unanswered
             unexpected += other.unexpected
+            skipped += other.skipped
             errors.merge(other.errors)
         }
     }
 
+    static let openLoopMaxInFlight = 64
+
     let context: ShardContext
     private let inFlight: Int
+    /// Open loop: its schedule, at this shard's share of the rate (nil: closed loop).
+    private var openLoop: OpenLoop?
     private var phones: [Phone] = []
     private var sent: [ObjectIdentifier: SendTimes] = [:]
     private var window = RelayWindow(start: .max, windowStart: .max, windowEnd: .max)
     private var state = Result()
     private var sequence = 0
 
-    init(context: ShardContext, inFlight: Int) {
+    init(context: ShardContext, inFlight: Int, rate: Double?) {
         self.context = context
         self.inFlight = inFlight
+        openLoop = rate.map(OpenLoop.init)
     }
 
     func connect(count: Int, concurrency: Int, completion: @escaping (LoginTally) -> Void) {
@@ -140,16 +158,32 @@ final class PingShard: PhoneOwner {
         self.window = window
         let now = MonotonicClock.now()
         context.loop.schedule(afterNanoseconds: window.start > now ? window.start - now : 0) { [self] in
+            guard openLoop == nil else { return tickOpenLoop() }
             for phone in phones {
                 for _ in 0..<inFlight { ping(phone) }
             }
         }
     }
 
-    private func ping(_ phone: Phone) {
+    /// Open loop, as the relay's: round robin over the phones.
+    private func tickOpenLoop() {
+        guard openLoop != nil, !phones.isEmpty else { return }
+        let wait = openLoop?.issueDue(now: MonotonicClock.now(), in: window) { k, intended in
+            let phone = phones[Int(k % UInt64(phones.count))]
+            if sent[ObjectIdentifier(phone)]?.count ?? 0 >= Self.openLoopMaxInFlight {
+                if window.contains(intended) { state.skipped += 1 }
+            } else {
+                ping(phone, at: intended)
+            }
+        }
+        if let wait { context.loop.schedule(afterNanoseconds: wait) { [self] in tickOpenLoop() } }
+    }
+
+    /// Sends a ping; its latency counts from `intended` (the open loop's due time) or now.
+    private func ping(_ phone: Phone, at intended: UInt64? = nil) {
         sequence += 1
         guard phone.send(ClientFrames.ping(requestId: "p\(sequence)")) else { return state.errors.add("send_on_closed_socket") }
-        sent[ObjectIdentifier(phone), default: SendTimes()].push(MonotonicClock.now())
+        sent[ObjectIdentifier(phone), default: SendTimes()].push(intended ?? MonotonicClock.now())
     }
 
     func phone(_ phone: Phone, didReceive frame: ServerFrame) {
@@ -163,7 +197,7 @@ final class PingShard: PhoneOwner {
             state.latency.record(nanoseconds: now &- sentAt)
             state.inWindow += 1
         }
-        if now < window.windowEnd { ping(phone) }
+        if openLoop == nil, now < window.windowEnd { ping(phone) }
     }
 
     func phone(_ phone: Phone, didEnd end: ClientEnd) {

@@ -58,33 +58,15 @@ extension RelayShard {
     /// Open loop: at each send's intended time, issue the sends that are due since the
     /// start, round robin over this shard's senders.
     func tickOpenLoop() {
-        guard let rate = plan.rate, !pairs.isEmpty else { return }
-        let now = MonotonicClock.now()
-        let perNanosecond = rate / 1e9
-        // Send k is due at start + k / rate, so by `now` floor(elapsed · rate) + 1 are due.
-        // (Without the + 1 every send left one interval late and that interval was counted as
-        // latency: 5 ms at 200 msg/s, 1 ms at 1,000 msg/s.)
-        guard now >= window.start else {
-            context.loop.schedule(afterNanoseconds: window.start - now) { [self] in tickOpenLoop() }
-            return
-        }
-        let due = UInt64(Double(now - window.start) * perNanosecond) + 1
-        while issued < due {
-            let intended = window.start + UInt64(Double(issued) / perNanosecond)
-            guard intended < window.windowEnd else { return }
-            let pair = pairs[Int(issued % UInt64(pairs.count))]
+        guard openLoop != nil, !pairs.isEmpty else { return }
+        let wait = openLoop?.issueDue(now: MonotonicClock.now(), in: window) { k, intended in
+            let pair = pairs[Int(k % UInt64(pairs.count))]
             if pair.inFlight >= Self.openLoopMaxInFlight {
                 counters.skippedBackpressure += 1
             } else {
                 send(pair, at: intended)
             }
-            issued += 1
         }
-        guard now < window.windowEnd else { return }
-        // Wake for the next send's own time (at most 1 ms away), not on a fixed 1 ms tick,
-        // whose lateness (0.5 ms on average) would be counted as latency too.
-        let next = window.start + UInt64(Double(issued) / perNanosecond)
-        let wait = min(next > now ? next - now : 0, 1_000_000)
-        context.loop.schedule(afterNanoseconds: wait) { [self] in tickOpenLoop() }
+        if let wait { context.loop.schedule(afterNanoseconds: wait) { [self] in tickOpenLoop() } }
     }
 }

@@ -37,8 +37,8 @@ final class RelayShard: PhoneOwner {
     var acceptLatency = LatencyRecorder()
     var acceptSeries = LatencySeries()
     var receiveLatency = LatencyRecorder()
-    /// Open loop: sends issued so far (including skipped ones).
-    var issued: UInt64 = 0
+    /// Open loop: its schedule (nil: closed loop).
+    lazy var openLoop: OpenLoop? = plan.rate.map(OpenLoop.init)
     /// Open loop: at most this many unanswered sends per sender before skipping.
     static let openLoopMaxInFlight = 1_000
 

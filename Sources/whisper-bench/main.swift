@@ -144,7 +144,9 @@ struct Ping: AsyncParsableCommand {
 
     @OptionGroup var common: CommonOptions
     @Option(help: "Connections (each a new identity, logged in).") var connections = 50
-    @Option(help: "Pings awaiting their pong per connection.") var inFlight = 8
+    @Option(help: "Pings awaiting their pong per connection (closed loop).") var inFlight = 8
+    @Option(help: "Pings per second over all connections instead (open loop: latency from each one's due time).")
+    var rate: Double?
     @Option(help: "Measured window, seconds.") var duration = 10.0
     @Option(help: "Warm-up before the window, seconds.") var warmup = 2.0
     @Option(help: "whisper-server pid (CPU time).") var serverPid: Int32?
@@ -153,6 +155,7 @@ struct Ping: AsyncParsableCommand {
         var options = PingOptions()
         options.connections = connections
         options.inFlight = inFlight
+        options.rate = rate
         options.durationSeconds = duration
         options.warmupSeconds = warmup
         options.serverPid = serverPid

@@ -111,6 +111,18 @@ import WhisperTesting
         #expect(result.serverMicrosPerRoundTrip != nil)
     }
 
+    @Test func ping_openLoop_holdsItsRate() async throws {
+        var options = PingOptions()
+        options.connections = 4
+        options.rate = 400
+        options.warmupSeconds = 0.2
+        options.durationSeconds = 1
+        let result = try await onBenchServer { try await PingScenario.run(options, connection: $1) }
+        #expect(result.passed, "\(result.report.summary)")
+        // Every ping due in the window was sent and answered: the rate, not what the loop managed.
+        #expect(abs(result.roundTripsPerSecond - 400) <= 2, "\(result.report.summary)")
+    }
+
     @Test func drain_pagesOut500MessagesExactlyOnce() async throws {
         var options = DrainOptions()
         options.messages = 500
