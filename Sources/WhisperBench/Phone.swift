@@ -27,6 +27,9 @@ final class Phone: BenchClientDelegate {
         self.whisperId = whisperId
     }
 
+    /// Counts as logged in once the WebSocket is open, without a login (`ping --anonymous`,
+    /// against a peer server that knows only ping).
+    var connectsOnly = false
     var isOpen: Bool { client?.isOpen ?? false }
     /// True once the connection is gone (or was never made).
     var hasEnded: Bool { client?.hasEnded ?? true }
@@ -59,6 +62,12 @@ final class Phone: BenchClientDelegate {
     // MARK: BenchClientDelegate
 
     func clientDidOpen(_ client: BenchClient) {
+        guard !connectsOnly else {
+            loggedIn = true
+            let completion = loginCompletion
+            loginCompletion = nil
+            return completion?(.success(())) ?? ()
+        }
         client.send(ClientFrames.registerBegin(requestId: "b", identity: identity, whisperId: whisperId))
     }
 

@@ -12,7 +12,9 @@ public enum PingScenario {
         defer { runtime.shutdown() }
         let shardCount = runtime.loops.count
         let shardRate = options.rate.map { $0 / Double(runtime.loops.count) }
-        let shards = await runtime.makeShards { PingShard(context: $0, inFlight: options.inFlight, rate: shardRate) }
+        let shards = await runtime.makeShards {
+            PingShard(context: $0, inFlight: options.inFlight, rate: shardRate, anonymous: options.anonymous)
+        }
         let concurrency = max(1, connection.connectConcurrency / shardCount)
         let logins = LoginTally.merged(await gather(shards) { shard, done in
             let index = shard.context.loop.index
@@ -56,6 +58,9 @@ public struct PingOptions: Sendable {
     /// Pings per second over all connections (open loop: each sent at its own time, its latency
     /// counted from then); nil keeps `inFlight` in flight instead.
     public var rate: Double?
+    /// Ping without logging in (`ping` is allowed before login): the same frames for another
+    /// server that answers only ping (scripts/bench-peers, the uWebSockets comparison).
+    public var anonymous = false
     public var warmupSeconds = 2.0
     public var durationSeconds = 10.0
     public var serverPid: Int32?
@@ -98,6 +103,7 @@ public struct PingResult: Sendable {
         let json = ReportObject([
             ("connections", .int(options.connections)), ("in_flight", .int(options.inFlight)),
             ("rate", options.rate.map { .double($0) } ?? .null), ("skipped", .int(total.skipped)),
+            ("anonymous", .bool(options.anonymous)),
             ("window_s", .double(windowSeconds)), ("round_trips_per_s", .double(roundTripsPerSecond)),
             ("latency", .object(latency.report)), ("unanswered", .int(total.unanswered)),
             ("unexpected_frames", .int(total.unexpected)), ("errors", .object(total.errors.report)),
@@ -142,7 +148,10 @@ final class PingShard: PhoneOwner {
     private var state = Result()
     private var sequence = 0
 
-    init(context: ShardContext, inFlight: Int, rate: Double?) {
+    private let anonymous: Bool
+
+    init(context: ShardContext, inFlight: Int, rate: Double?, anonymous: Bool) {
+        self.anonymous = anonymous
         self.context = context
         self.inFlight = inFlight
         openLoop = rate.map(OpenLoop.init)
@@ -150,7 +159,10 @@ final class PingShard: PhoneOwner {
 
     func connect(count: Int, concurrency: Int, completion: @escaping (LoginTally) -> Void) {
         phones = (0..<count).map { Phone(index: $0, identity: context.newIdentity()) }
-        for phone in phones { phone.owner = self }
+        for phone in phones {
+            phone.owner = self
+            phone.connectsOnly = anonymous
+        }
         context.logIn(phones, concurrency: concurrency, completion: completion)
     }
 

@@ -147,6 +147,7 @@ struct Ping: AsyncParsableCommand {
     @Option(help: "Pings awaiting their pong per connection (closed loop).") var inFlight = 8
     @Option(help: "Pings per second over all connections instead (open loop: latency from each one's due time).")
     var rate: Double?
+    @Flag(help: "Ping without logging in (for a peer server that answers only ping).") var anonymous = false
     @Option(help: "Measured window, seconds.") var duration = 10.0
     @Option(help: "Warm-up before the window, seconds.") var warmup = 2.0
     @Option(help: "whisper-server pid (CPU time).") var serverPid: Int32?
@@ -156,6 +157,7 @@ struct Ping: AsyncParsableCommand {
         options.connections = connections
         options.inFlight = inFlight
         options.rate = rate
+        options.anonymous = anonymous
         options.durationSeconds = duration
         options.warmupSeconds = warmup
         options.serverPid = serverPid

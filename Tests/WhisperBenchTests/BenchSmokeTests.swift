@@ -111,10 +111,11 @@ import WhisperTesting
         #expect(result.serverMicrosPerRoundTrip != nil)
     }
 
-    @Test func ping_openLoop_holdsItsRate() async throws {
+    @Test func ping_openLoop_holdsItsRate_withoutLoggingIn() async throws {
         var options = PingOptions()
         options.connections = 4
         options.rate = 400
+        options.anonymous = true  // as against the uWebSockets peer: ping is allowed before login
         options.warmupSeconds = 0.2
         options.durationSeconds = 1
         let result = try await onBenchServer { try await PingScenario.run(options, connection: $1) }
