@@ -33,9 +33,10 @@ import WhisperStorage
 /// before the call's step writes it; a login finding an id whose hash is not written yet
 /// leaves it (it expires by its score). Held entries of calls no longer ringing are dropped
 /// by the next login, not by the answer or hangup (that would be another party's step).
-/// Not crash-proof, by choice: `call_ringing` (a signal: a confirm cut off after its call step
-/// leaves the caller without it) and the confirmation push (`calls:confirm` is claimed by
-/// removal, so a node dying right after the claim pushes nobody).
+/// `call_ringing` goes through the outbox like an answer (the sweep's visit after delivering
+/// it looks at the call again, which is still ringing). Not crash-proof, by choice: the
+/// confirmation push (`calls:confirm` is claimed by removal, so a node dying right after the
+/// claim pushes nobody).
 package enum CallStepScripts {
     /// `outbox(key, users, frame, kind, now)`: writes the call's outbox, answers its number.
     private static let outbox = """
@@ -193,12 +194,14 @@ package enum CallStepScripts {
     package enum ConfirmArgument: String, ScriptNames { case callee }
 
     /// `call_received`, the call's step. Returns {1} unknown or ended (or a `blk` call), {2} not
-    /// the callee, {5} confirmed before or answered, {0, caller, ringing frame}: `rung` set.
+    /// the callee, {5} confirmed before or answered, {0, caller, ringing frame, outbox number}:
+    /// `rung` set and `call_ringing` in the outbox, so the sweep sends it if this node dies
+    /// before it does.
     package static let confirm = RedisScript(keys: ConfirmKey.self, arguments: ConfirmArgument.self,
-                                             prelude: CallScripts.confirmation, """
+                                             prelude: MessageScripts.prelude + CallScripts.confirmation + outbox, """
         local settled, caller, ring = confirm_offer(k_call, a_callee)
         if settled then return settled end
-        return {0, caller, ring}
+        return {0, caller, ring, outbox(k_call, caller, ring, 's', now_ms())}
         """)
 
     // MARK: A login

@@ -180,29 +180,51 @@ extension RedisCallStore {
 
     // MARK: Confirmation
 
-    /// The call's step (`rung`), then `call_ringing` routed to the caller.
+    /// `storeConfirmation`, then `call_ringing` routed to the caller and the outbox cleared.
     func confirmInSteps(_ callId: CanonicalUUID, callee: WhisperID, completion: @escaping StoreCompletion<CallConfirmation>) {
-        let call = RedisScriptCall(CallStepScripts.confirm, keys: { (_: CallStepScripts.ConfirmKey) in keys.call(callId) },
-                                   arguments: { (_: CallStepScripts.ConfirmArgument) in Array(callee.string.utf8) })
-        redis.evalScript(call) { [self] result in
-            let confirmed = RedisReplies.tagged(result) { status, items -> (CallConfirmation?, WhisperID, [UInt8])? in
-                switch status {
-                case 1: return (.unknownCall, callee, [])
-                case 2: return (.notTheCallee, callee, [])
-                case 5: return (.repeated, callee, [])
-                default:
-                    guard items.count == 3, let caller = items[1].string.flatMap(WhisperID.validate), let frame = items[2].bytes
-                    else { return nil }
-                    return (nil, caller, frame)
+        storeConfirmation(callId, callee: callee) { [self] stored in
+            switch stored {
+            case .failure(let error): completion(.failure(error))
+            case .success(.stopped(let settled)): completion(.success(settled))
+            case .success(.route(let caller, let frame, let number)):
+                deliver(frame, to: caller, event: false) { [self] routing in
+                    guard case .success(let routing) = routing else {
+                        return completion(routing.map { .confirmed(caller: caller, routing: $0, frame: frame) })
+                    }
+                    clearOutbox(callId, number: number) { completion(.success(.confirmed(caller: caller, routing: routing, frame: frame))) }
                 }
             }
-            switch confirmed {
-            case .failure(let error): completion(.failure(error))
-            case .success((let settled?, _, _)): completion(.success(settled))
-            case .success((nil, let caller, let frame)):
-                deliver(frame, to: caller, event: false) { routing in
-                    completion(routing.map { .confirmed(caller: caller, routing: $0, frame: frame) })
-                }
+        }
+    }
+
+    /// What the call's step of a confirmation decided.
+    package enum ConfirmationStep: Sendable {
+        case stopped(CallConfirmation)
+        /// Route `call_ringing` (`frame`) to `caller`; then clear outbox `number`.
+        case route(caller: WhisperID, frame: [UInt8], number: Int64)
+    }
+
+    /// A confirmation up to its call's step: a visit of the sweep at most `outboxGraceMillis`
+    /// away, then the call's step (`rung`, `call_ringing` in the outbox) — a test stops here
+    /// to show that the sweep sends `call_ringing` when this node dies now.
+    package func storeConfirmation(_ callId: CanonicalUUID, callee: WhisperID, completion: @escaping StoreCompletion<ConfirmationStep>) {
+        schedule(callId, in: keys.callDeadlines, after: settings.outboxGraceMillis, mode: "sooner") { [self] scheduled in
+            if case .failure(let error) = scheduled { return completion(.failure(error)) }
+            let call = RedisScriptCall(CallStepScripts.confirm, keys: { (_: CallStepScripts.ConfirmKey) in keys.call(callId) },
+                                       arguments: { (_: CallStepScripts.ConfirmArgument) in Array(callee.string.utf8) })
+            redis.evalScript(call) { result in
+                completion(RedisReplies.tagged(result) { status, items -> ConfirmationStep? in
+                    switch status {
+                    case 1: return .stopped(.unknownCall)
+                    case 2: return .stopped(.notTheCallee)
+                    case 5: return .stopped(.repeated)
+                    default:
+                        guard items.count == 4, let caller = items[1].string.flatMap(WhisperID.validate), let frame = items[2].bytes,
+                              let number = items[3].integer
+                        else { return nil }
+                        return .route(caller: caller, frame: frame, number: number)
+                    }
+                })
             }
         }
     }
@@ -386,7 +408,9 @@ extension RedisCallStore {
         var finished: RangOutCall?
     }
 
-    private func visit(_ id: CanonicalUUID, claimed: String, completion: @escaping StoreCompletion<Visited>) {
+    /// `again`: after delivering an outbox, visit the call once more — a call whose
+    /// `call_ringing` was in it still rings, and its ring deadline must stay scheduled.
+    private func visit(_ id: CanonicalUUID, claimed: String, again: Bool = true, completion: @escaping StoreCompletion<Visited>) {
         let call = RedisScriptCall(CallStepScripts.visit, keys: { (name: CallStepScripts.VisitKey) in
             switch name {
             case .call: keys.call(id)
@@ -417,10 +441,12 @@ extension RedisCallStore {
             case .success(.deliver(let number, let frame, let event, let users, let timedOut)):
                 deliverAll(frame, to: users, event: event) { [self] delivered in
                     guard case .success(let local) = delivered else { return completion(delivered.map { _ in Visited() }) }
+                    let call = RangOutCall(frame: frame, local: local, kind: event ? .event : .signal)
+                    let visited = timedOut ? Visited(ended: call) : Visited(finished: call)
                     clearOutbox(id, number: number) { [self] in
-                        settle(id, claimed: claimed, next: nil) { settled in
-                            let call = RangOutCall(frame: frame, local: local, kind: event ? .event : .signal)
-                            completion(settled.map { timedOut ? Visited(ended: call) : Visited(finished: call) })
+                        guard again else { return settle(id, claimed: claimed, next: nil) { completion($0.map { visited }) } }
+                        visit(id, claimed: claimed, again: false) { second in
+                            completion(second.map { Visited(ended: visited.ended ?? $0.ended, finished: visited.finished ?? $0.finished) })
                         }
                     }
                 }

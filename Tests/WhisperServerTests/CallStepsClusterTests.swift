@@ -157,9 +157,7 @@ import WhisperTesting
         let cluster = try await CallCluster()
         defer { cluster.close() }
         let (caller, callee, callId) = cluster.parties()
-        let otherNode = "0ther" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
-        try await cluster.command(["SET", cluster.keys.route(caller), Array("\(otherNode):1:9".utf8)])
-        let inbox = try await cluster.stores.subscribe(cluster.keys.deliveryChannel(otherNode))
+        let (otherNode, inbox) = try await cluster.onAnotherNode(caller)
         defer { inbox.close() }
         #expect(try await cluster.initiate(cluster.offer(from: caller, to: callee, callId: callId)) == .routed(.offline, setup: nil))
 
@@ -178,6 +176,42 @@ import WhisperTesting
         try await Task.sleep(nanoseconds: cluster.ringNanos)
         #expect(try await cluster.sweep().ended.isEmpty)
         #expect(try await cluster.keptEvents(caller).isEmpty)
+    }
+
+    @Test func nodeDiesAfterTheConfirmationsCallStep_theSweepSendsCallRinging_andTheCallStillRingsOut() async throws {
+        let cluster = try await CallCluster()
+        defer { cluster.close() }
+        let (caller, callee, callId) = cluster.parties()
+        let (otherNode, inbox) = try await cluster.onAnotherNode(caller)
+        defer { inbox.close() }
+        let offer = cluster.offer(from: caller, to: callee, callId: callId)
+        #expect(try await cluster.initiate(offer) == .routed(.offline, setup: nil))
+        _ = try await cluster.goOnline(callee, connection: 1)
+        #expect(try await cluster.held(callee) == [offer.frame])
+
+        // The callee's device confirms; the node stores it and dies before telling the caller.
+        guard case .route(caller, let ringing, let number) = try await cluster.storeConfirmationOnly(callId, callee: callee),
+              number > 0 else {
+            Issue.record("the confirmation's call step did not leave call_ringing in the outbox")
+            return
+        }
+        #expect(ringing == CallEventFrames.ringing(callIdText: offer.callIdText))
+        // A retry of the confirmation tells nobody again: the sweep is what sends it.
+        #expect(try await cluster.confirm(callId, callee: callee) == .repeated)
+        #expect(try await cluster.sweep().finished.isEmpty)
+        try await Task.sleep(nanoseconds: cluster.graceNanos)
+        let sweep = try await cluster.sweep()
+        #expect(sweep.ended.isEmpty)
+        #expect(sweep.finished.map(\.frame) == [ringing])
+        let notice = try #require(await inbox.next())
+        #expect(String(decoding: notice, as: UTF8.self).hasPrefix("\(otherNode):1:9 \(caller.string) s "))
+        #expect(notice.suffix(ringing.count) == ArraySlice(ringing))
+        #expect(try await cluster.outbox(callId) == nil)
+        // Still ringing: unanswered, it rings out at its deadline all the same.
+        try await Task.sleep(nanoseconds: cluster.ringNanos)
+        let later = try await cluster.sweep()
+        #expect(later.ended.count == 1)
+        #expect(later.finished.isEmpty)
     }
 
     @Test func aBlockMadeWhileTheOfferWasHeld_hidesTheCallFromTheCallee() async throws {
@@ -260,6 +294,19 @@ private final class CallCluster: @unchecked Sendable {
     /// A signal up to its call's step, as a node that dies right after it leaves it.
     func storeOnly(_ signal: CallSignal) async throws -> RedisCallStore.SignalStep {
         try await loop.result { done in self.store.storeSignal(signal, completion: done) }
+    }
+
+    /// `user`'s route names another node (at `<node>:1:9`), whose delivery channel the returned
+    /// inbox hears.
+    func onAnotherNode(_ user: WhisperID) async throws -> (node: String, inbox: ClusterInbox) {
+        let node = "0ther" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        try await command(["SET", keys.route(user), Array("\(node):1:9".utf8)])
+        return (node, try await stores.subscribe(keys.deliveryChannel(node)))
+    }
+
+    /// A confirmation up to its call's step, as a node that dies right after it leaves it.
+    func storeConfirmationOnly(_ callId: CanonicalUUID, callee: WhisperID) async throws -> RedisCallStore.ConfirmationStep {
+        try await loop.result { done in self.store.storeConfirmation(callId, callee: callee, completion: done) }
     }
 
     func confirm(_ callId: CanonicalUUID, callee: WhisperID) async throws -> CallConfirmation {
