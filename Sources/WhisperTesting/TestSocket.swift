@@ -104,6 +104,37 @@ public final class TestSocket {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
+    /// A port on 127.0.0.1 that refuses connections for as long as this value lives: bound, never
+    /// listened on, so a connect gets a reset and no other test can take the port meanwhile (a
+    /// `freePort()` may be handed to a parallel test's listener before a "refused" test connects).
+    public final class RefusingPort: @unchecked Sendable {
+        public let port: Int
+        private let fd: Int32
+
+        public init() throws {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            guard fd >= 0 else { throw Failure.io("socket failed (errno \(errno))") }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa -> Int32 in
+                    guard bind(fd, sa, length) == 0 else { return -1 }
+                    return getsockname(fd, sa, &length)
+                }
+            }
+            guard bound == 0 else {
+                Glibc.close(fd)
+                throw Failure.io("bind/getsockname failed (errno \(errno))")
+            }
+            self.fd = fd
+            port = Int(UInt16(bigEndian: address.sin_port))
+        }
+
+        deinit { Glibc.close(fd) }
+    }
+
     deinit { close() }
 
     public func close() {

@@ -163,7 +163,8 @@ struct PostgresPoolTests {
     }
 
     @Test func unreachableServer_failsFastWithConnectionError() async throws {
-        let port = try TestSocket.freePort()
+        let refusing = try TestSocket.RefusingPort()
+        let port = refusing.port
         // A long connect_timeout, so that failing fast (a refused connect) cannot be confused
         // with waiting the timeout out, however loaded the machine.
         let pool = PostgresPool(configuration: PostgresConfiguration(url: "postgresql://nobody@127.0.0.1:\(port)/none", poolSize: 1,
@@ -180,6 +181,7 @@ struct PostgresPoolTests {
             #expect(seconds < 10)  // vs the 30 s connect_timeout
         }
         #expect(await pool.ping() == false)
+        withExtendedLifetime(refusing) {}
     }
 
     @Test func shutdown_failsLaterQueriesWithPoolClosed() async throws {

@@ -208,7 +208,8 @@ struct RedisClientTests {
     @Test func notStartedOrUnreachable_failsFastWithDisconnected() async throws {
         let harness = try TestLoop()
         defer { harness.shutdown() }
-        let port = try TestSocket.freePort()
+        let refusing = try TestSocket.RefusingPort()
+        let port = refusing.port
         // A long command timeout, so "fast" is told from "timed out" however loaded the machine.
         let configuration = RedisConfiguration(port: port, commandTimeoutMillis: 60_000)
         let client = RedisClient(configuration: configuration, loop: harness.loop, log: TestEnvironment.log)
@@ -220,6 +221,7 @@ struct RedisClientTests {
         #expect(seconds < 20)  // vs the 60 s command timeout
         #expect(client.isConnected == false)
         client.close()
+        withExtendedLifetime(refusing) {}
     }
 
     @Test func failures_areDeliveredAfterSendReturns() async throws {
