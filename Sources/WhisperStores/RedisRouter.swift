@@ -44,8 +44,24 @@ package struct RedisRouter {
     }
 
     /// An event for `user` (`message_delivered`, a group change): written, published, or kept
-    /// until its next login — one step in the user's slot, and the publish.
+    /// until its next login. The route is read with a plain `GET` (a user with a socket, the
+    /// common case, costs Redis no script); only a user without one goes through the notice
+    /// step, which reads the route again and keeps the frame in the same atomic step — so a
+    /// login between the two reads still finds the frame in its event queue, or is published to.
     func deliverEvent(_ frame: [UInt8], to user: WhisperID, completion: @escaping StoreCompletion<Routing>) {
+        redis.send([Array("GET".utf8), keys.route(user)]) { [self] result in
+            switch RedisReplies.value(result) {
+            case .failure(let error): completion(.failure(error))
+            case .success(let value):
+                guard let text = value.string else { return notice(frame, to: user, completion: completion) }
+                guard let where_ = local(text) else { return completion(.failure(RedisReplies.unexpected(value))) }
+                route(frame, to: user, where_, completion: completion)
+            }
+        }
+    }
+
+    /// The notice step: the route read again, the frame kept when there is none.
+    private func notice(_ frame: [UInt8], to user: WhisperID, completion: @escaping StoreCompletion<Routing>) {
         let call = RedisScriptCall(MessageStepScripts.notice, keys: { (name: MessageStepScripts.NoticeKey) in
             switch name {
             case .route: keys.route(user)
@@ -58,17 +74,24 @@ package struct RedisRouter {
             case .maxEvents: RedisMessageStore.text(Int64(maxEventsPerUser))
             }
         })
-        redis.evalScript(call, retryOnce: true) { result in
+        redis.evalScript(call, retryOnce: true) { [self] result in
             switch RedisReplies.value(result) {
             case .failure(let error): completion(.failure(error))
             case .success(let value):
                 guard let where_ = value.string.flatMap(local) else { return completion(.failure(RedisReplies.unexpected(value))) }
-                guard let remote = where_.remote else { return completion(.success(where_.routing ?? .offline)) }
-                publish(frame, to: user, at: remote, kind: "e") { received in
-                    if received { return completion(.success(.remote)) }
-                    keep(frame, for: user) { kept in completion(kept.map { .offline }) }
-                }
+                route(frame, to: user, where_, completion: completion)
             }
+        }
+    }
+
+    /// A route read: this node's socket, or the publish to another node (kept when nobody
+    /// received it).
+    private func route(_ frame: [UInt8], to user: WhisperID, _ where_: (routing: Routing?, remote: LiveRoute?),
+                       completion: @escaping StoreCompletion<Routing>) {
+        guard let remote = where_.remote else { return completion(.success(where_.routing ?? .offline)) }
+        publish(frame, to: user, at: remote, kind: "e") { [self] received in
+            if received { return completion(.success(.remote)) }
+            keep(frame, for: user) { kept in completion(kept.map { .offline }) }
         }
     }
 

@@ -157,6 +157,37 @@ import WhisperTesting
             == ArraySlice(MessageFrames.messageReceived(deliveryPayload: heard.deliveryPayload)))
     }
 
+    /// The receipt's notice to a sender with a socket reads the route with a plain `GET`: on
+    /// another node it is published there, and kept for the sender's next login when that
+    /// node's channel has nobody listening (a dead node's route) — as when it had no route.
+    @Test func senderOnAnotherNode_getsThePublishedNotice_andNobodyListeningKeepsIt() async throws {
+        let cluster = try await StepsCluster()
+        defer { cluster.close() }
+        let (from, to) = (WhisperID.random(), WhisperID.random())
+        let otherNode = "0ther" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        try await cluster.command(["SET", cluster.keys.route(from), Array("\(otherNode):0:9".utf8)])
+
+        let unheard = cluster.message(from: from, to: to, client: "192.0.2.12")
+        _ = try await cluster.accept(unheard)
+        #expect(try await cluster.receipt(cluster.receipt(of: unheard, status: .delivered))
+            == .applied(removed: true, routing: .offline, messageIdText: unheard.messageIdText))
+        #expect(try await cluster.keptEvents(from).count == 1)
+
+        let inbox = try await cluster.subscribe(cluster.keys.deliveryChannel(otherNode))
+        defer { inbox.close() }
+        let heard = cluster.message(from: from, to: to, client: "192.0.2.12")
+        _ = try await cluster.accept(heard)
+        #expect(try await cluster.receipt(cluster.receipt(of: heard, status: .delivered))
+            == .applied(removed: true, routing: .remote, messageIdText: heard.messageIdText))
+        let notice = String(decoding: try #require(await inbox.next()), as: UTF8.self)
+        #expect(notice.hasPrefix("\(otherNode):0:9 \(from.string) e "))
+        #expect(notice.contains(heard.messageIdText))
+        #expect(try await cluster.keptEvents(from).count == 1)
+        // Told once: a repeated receipt is not published or kept again.
+        #expect(try await cluster.receipt(cluster.receipt(of: heard, status: .delivered)) == .repeated)
+        #expect(try await cluster.keptEvents(from).count == 1)
+    }
+
     @Test func rateLimitOverAnIdentityAndAnAddress_isOneStepPerSubject() async throws {
         let cluster = try await StepsCluster(sendLimit: RateLimit(count: 2, windowSeconds: 60))
         defer { cluster.close() }
