@@ -255,14 +255,17 @@ package enum CallScripts {
     }
 
     package enum SweepArgument: String, ScriptNames {
-        case callPrefix, candidatesPrefix, heldPrefix, routePrefix, eventsPrefix, eventTTL, maxEvents, endedTTL, batch
+        /// `lease` ms: an unconfirmed offer is re-scored this far ahead until the push is settled.
+        case callPrefix, candidatesPrefix, heldPrefix, routePrefix, eventsPrefix, eventTTL, maxEvents, endedTTL, batch, lease
     }
 
     /// The sweep, run by every node.
-    /// Claims (ZREM) every offer past its confirmation deadline and every call past its ring
-    /// deadline — inside one script, so exactly one node gets each. Returns {unconfirmed,
-    /// ended}: unconfirmed is {callee, callId as spelt, …} for offers still ringing that no
-    /// device confirmed (their offer stays held: the claiming node pushes the callee); ended
+    /// Claims every offer past its confirmation deadline and every call past its ring deadline
+    /// — inside one script, so exactly one node gets each. An offer still ringing that no
+    /// device confirmed is claimed for a lease (re-scored `lease` ahead: the node settles it
+    /// once it pushed the callee, `CallStepScripts.settle`); any other is dropped, as is every
+    /// due call (its end happens here). Returns {unconfirmed, ended}: unconfirmed is {callee,
+    /// callId as spelt, callId, the claim's score, …} (the offer stays held); ended
     /// is {frame, caller, routing, callee, routing} per call it ended ({frame, caller,
     /// routing} for a `blk` call).
     package static let sweep = RedisScript(keys: SweepKey.self, arguments: SweepArgument.self, RouteArgument.self,
@@ -270,11 +273,13 @@ package enum CallScripts {
         local now = now_ms()
         local unconfirmed, ended = {}, {}
         for _, id in ipairs(redis.call('ZRANGEBYSCORE', k_confirmDeadlines, '-inf', now, 'LIMIT', 0, tonumber(a_batch))) do
-          redis.call('ZREM', k_confirmDeadlines, id)
           local s = redis.call('HMGET', tagged(a_callPrefix, id), 'callee', 'phase', 'rung', 'cid', 'blk')
           if s[2] == 'r' and s[3] ~= '1' and not s[5] then
-            unconfirmed[#unconfirmed + 1] = s[1]
-            unconfirmed[#unconfirmed + 1] = s[4]
+            local at = string.format('%.0f', now + tonumber(a_lease))
+            redis.call('ZADD', k_confirmDeadlines, at, id)
+            for _, v in ipairs({s[1], s[4], id, at}) do unconfirmed[#unconfirmed + 1] = v end
+          else
+            redis.call('ZREM', k_confirmDeadlines, id)
           end
         end
         for _, id in ipairs(redis.call('ZRANGEBYSCORE', k_deadlines, '-inf', now, 'LIMIT', 0, tonumber(a_batch))) do

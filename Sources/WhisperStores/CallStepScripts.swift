@@ -34,9 +34,8 @@ import WhisperStorage
 /// leaves it (it expires by its score). Held entries of calls no longer ringing are dropped
 /// by the next login, not by the answer or hangup (that would be another party's step).
 /// `call_ringing` goes through the outbox like an answer (the sweep's visit after delivering
-/// it looks at the call again, which is still ringing). Not crash-proof, by choice: the
-/// confirmation push (`calls:confirm` is claimed by removal, so a node dying right after the
-/// claim pushes nobody).
+/// it looks at the call again, which is still ringing). The confirmation push is claimed for
+/// a lease too (`calls:confirm`, settled once the push is handed over), in both modes.
 package enum CallStepScripts {
     /// `outbox(key, users, frame, kind, now)`: writes the call's outbox, answers its number.
     private static let outbox = """

@@ -346,14 +346,15 @@ extension RedisCallStore {
 
     // MARK: Sweeps
 
-    /// Offers past their confirmation deadline (claimed by removal), then the calls due in
-    /// `calls:deadlines` (claimed for a lease), each visited by its call's step.
+    /// Offers past their confirmation deadline, then the calls due in `calls:deadlines`, each
+    /// claimed for a lease; a due call is visited by its call's step, an offer still unconfirmed
+    /// is left claimed until its push is settled (`settle`), any other offer's entry dropped.
     func sweepInSteps(completion: @escaping StoreCompletion<CallSweep>) {
-        claim(keys.callConfirmDeadlines, lease: 0) { [self] claimed in
+        claim(keys.callConfirmDeadlines, lease: settings.claimLeaseMillis) { [self] claimed in
             switch claimed {
             case .failure(let error): completion(.failure(error))
             case .success(let claimed):
-                unconfirmed(claimed.map(\.id)) { [self] unconfirmed in
+                unconfirmed(claimed) { [self] unconfirmed in
                     switch unconfirmed {
                     case .failure(let error): completion(.failure(error))
                     case .success(let unconfirmed): visitDue(unconfirmed, completion: completion)
@@ -363,22 +364,28 @@ extension RedisCallStore {
         }
     }
 
-    private func unconfirmed(_ ids: [CanonicalUUID], completion: @escaping StoreCompletion<[(callee: WhisperID, callIdText: String)]>) {
-        let join = CallStepJoin<(callee: WhisperID, callIdText: String)?>(count: ids.count)
-        for (index, id) in ids.enumerated() {
-            redis.send([Array("HMGET".utf8), keys.call(id)] + ["callee", "phase", "rung", "cid", "blk"].map { Array($0.utf8) }) { result in
-                join.done(index, RedisReplies.value(result).map { value in
-                    guard let s = value.array, s.count == 5, s[1].string == "r", s[2].string != "1", s[4].string == nil,
-                          let callee = s[0].string.flatMap(WhisperID.validate), let spelt = s[3].string
-                    else { return nil }
-                    return (callee, spelt)
-                })
+    private func unconfirmed(_ claimed: [(id: CanonicalUUID, score: String)], completion: @escaping StoreCompletion<[UnconfirmedOffer]>) {
+        let join = CallStepJoin<UnconfirmedOffer?>(count: claimed.count)
+        for (index, entry) in claimed.enumerated() {
+            redis.send([Array("HMGET".utf8), keys.call(entry.id)] + ["callee", "phase", "rung", "cid", "blk"].map { Array($0.utf8) }) {
+                [self] result in
+                switch RedisReplies.value(result) {
+                case .failure(let error): join.done(index, .failure(error))
+                case .success(let value):
+                    if let s = value.array, s.count == 5, s[1].string == "r", s[2].string != "1", s[4].string == nil,
+                       let callee = s[0].string.flatMap(WhisperID.validate), let spelt = s[3].string {
+                        return join.done(index, .success(UnconfirmedOffer(callee: callee, callIdText: spelt, callId: entry.id,
+                                                                          claim: entry.score)))
+                    }
+                    // Confirmed, answered or over: nobody is pushed.
+                    settle(entry.id, claimed: entry.score, next: nil, in: keys.callConfirmDeadlines) { join.done(index, $0.map { nil }) }
+                }
             }
         }
         join.finished { completion($0.map { $0.compactMap { $0 } }) }
     }
 
-    private func visitDue(_ unconfirmed: [(callee: WhisperID, callIdText: String)], completion: @escaping StoreCompletion<CallSweep>) {
+    private func visitDue(_ unconfirmed: [UnconfirmedOffer], completion: @escaping StoreCompletion<CallSweep>) {
         claim(keys.callDeadlines, lease: settings.claimLeaseMillis) { [self] claimed in
             switch claimed {
             case .failure(let error): return completion(.failure(error))
@@ -521,8 +528,12 @@ extension RedisCallStore {
         }
     }
 
-    private func settle(_ id: CanonicalUUID, claimed: String, next: Int64?, completion: @escaping StoreCompletion<Void>) {
-        let call = RedisScriptCall(CallStepScripts.settle, keys: { (_: CallStepScripts.SettleKey) in keys.callDeadlines },
+    /// A claimed entry of `deadlines` (`calls:deadlines` unless named) dropped (`next` nil) or
+    /// rescheduled, only while it holds the claim's score.
+    func settle(_ id: CanonicalUUID, claimed: String, next: Int64?, in deadlines: [UInt8]? = nil,
+                completion: @escaping StoreCompletion<Void>) {
+        let deadlines = deadlines ?? keys.callDeadlines
+        let call = RedisScriptCall(CallStepScripts.settle, keys: { (_: CallStepScripts.SettleKey) in deadlines },
                                    arguments: { (name: CallStepScripts.SettleArgument) in
             switch name {
             case .callId: Array(id.string.utf8)

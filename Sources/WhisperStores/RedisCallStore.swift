@@ -192,18 +192,20 @@ package final class RedisCallStore: CallStore {
             case .maxEvents: Self.text(Int64(settings.maxEvents))
             case .endedTTL: Self.text(settings.endedTTLMillis)
             case .batch: Self.text(Int64(settings.sweepBatch))
+            case .lease: Self.text(settings.claimLeaseMillis)
             }
         }, moreArguments: routing)
         redis.evalScript(call) { result in
             completion(RedisReplies.value(result).flatMap { value in
-                guard let parts = value.array, parts.count == 2, let pending = parts[0].array, pending.count % 2 == 0,
+                guard let parts = value.array, parts.count == 2, let pending = parts[0].array, pending.count % 4 == 0,
                       let entries = parts[1].array
                 else { return .failure(RedisReplies.unexpected(value)) }
-                var unconfirmed: [(callee: WhisperID, callIdText: String)] = []
-                for start in stride(from: 0, to: pending.count, by: 2) {
-                    guard let callee = pending[start].string.flatMap(WhisperID.validate), let callIdText = pending[start + 1].string
+                var unconfirmed: [UnconfirmedOffer] = []
+                for start in stride(from: 0, to: pending.count, by: 4) {
+                    guard let callee = pending[start].string.flatMap(WhisperID.validate), let callIdText = pending[start + 1].string,
+                          let callId = pending[start + 2].string.flatMap(CanonicalUUID.init), let claim = pending[start + 3].string
                     else { return .failure(RedisReplies.unexpected(value)) }
-                    unconfirmed.append((callee, callIdText))
+                    unconfirmed.append(UnconfirmedOffer(callee: callee, callIdText: callIdText, callId: callId, claim: claim))
                 }
                 var calls: [RangOutCall] = []
                 for entry in entries {
@@ -223,6 +225,11 @@ package final class RedisCallStore: CallStore {
                 return .success(CallSweep(ended: calls, unconfirmed: unconfirmed))
             })
         }
+    }
+
+    /// One script in both modes (`calls:confirm` is one key).
+    package func settle(_ offer: UnconfirmedOffer, completion: @escaping StoreCompletion<Void>) {
+        settle(offer.callId, claimed: offer.claim, next: nil, in: keys.callConfirmDeadlines, completion: completion)
     }
 
     // MARK: Replies

@@ -93,6 +93,43 @@ import WhisperTesting
         #expect(try await cluster.keptEvents(callee).count == 1)
     }
 
+    /// The confirmation push is claimed for a lease, on a cluster and on one Redis alike: a
+    /// node that claims an unconfirmed offer and dies before handing the push over leaves it
+    /// to the next sweep after the lease; settling drops the entry, a stale claim's settle not.
+    @Test(arguments: [false, true])
+    func nodeDiesAfterClaimingAnUnconfirmedOffer_theNextSweepPushesAfterTheLease(standalone: Bool) async throws {
+        let cluster = try await CallCluster(standalone: standalone)
+        defer { cluster.close() }
+        let (caller, callee, callId) = cluster.parties()
+        _ = try await cluster.goOnline(callee, connection: 4)
+        let offer = cluster.offer(from: caller, to: callee, callId: callId)
+        guard case .routed(.local, _) = try await cluster.initiate(offer) else {
+            Issue.record("the offer did not go to the callee's socket")
+            return
+        }
+        // Its confirmation deadline passes with no `call_received`.
+        let entry = Array(callId.string.utf8)
+        try await cluster.command(["ZADD", cluster.keys.callConfirmDeadlines, "1", entry])
+
+        let first = try await cluster.sweep().unconfirmed
+        #expect(first.map(\.callee) == [callee])
+        #expect(first.map(\.callIdText) == [offer.callIdText])
+        // The node dies here: within the lease nobody else pushes.
+        #expect(try await cluster.sweep().unconfirmed.isEmpty)
+        try await Task.sleep(nanoseconds: 2 * cluster.graceNanos)
+        let second = try await cluster.sweep().unconfirmed
+        #expect(second.map(\.callId) == [callId])
+        // The dead node's claim is stale: its settle leaves the entry; the live one's drops it.
+        let firstClaim = try #require(first.first)
+        let secondClaim = try #require(second.first)
+        try await cluster.loop.result { done in cluster.store.settle(firstClaim, completion: done) }
+        #expect(try await cluster.command(["ZSCORE", cluster.keys.callConfirmDeadlines, entry]).string != nil)
+        try await cluster.loop.result { done in cluster.store.settle(secondClaim, completion: done) }
+        #expect(try await cluster.command(["ZSCORE", cluster.keys.callConfirmDeadlines, entry]).string == nil)
+        try await Task.sleep(nanoseconds: 2 * cluster.graceNanos)
+        #expect(try await cluster.sweep().unconfirmed.isEmpty)
+    }
+
     @Test func remoteParties_getThePublishedFrames() async throws {
         let cluster = try await CallCluster()
         defer { cluster.close() }
@@ -248,8 +285,8 @@ private final class CallCluster: @unchecked Sendable {
     var loop: TestLoop { stores.loop }
     var keys: RedisKeys { stores.keys }
 
-    init() async throws {
-        stores = try await ClusterStores()
+    init(standalone: Bool = false) async throws {
+        stores = try await ClusterStores(standalone: standalone)
         var limits = stores.limits
         limits.callRingTimeoutSeconds = 15
         store = RedisCallStore(redis: stores.redis, keys: stores.keys, node: stores.node, limits: limits, outboxGraceMillis: 5_000)

@@ -18,9 +18,13 @@ final class ClusterStores: @unchecked Sendable {
     /// The node id the stores are told they run on.
     let node = "thisnode"
 
-    init() async throws {
+    /// `standalone`: the suite's standalone Redis instead (`WHISPER_TEST_REDIS_URL`), for a
+    /// test that shows one behaviour in both modes.
+    init(standalone: Bool = false) async throws {
         loop = try TestLoop()
-        redis = RedisClient(configuration: try Self.configuration(), loop: loop.loop, log: TestEnvironment.log)
+        let configuration = standalone ? RedisConfiguration(endpoint: try RedisEndpoint.parse(TestEnvironment.redisURL))
+                                       : try Self.configuration()
+        redis = RedisClient(configuration: configuration, loop: loop.loop, log: TestEnvironment.log)
         redis.start()
         keys = RedisKeys(prefix: TestEnvironment.uniqueName("steps") + ":")
         let redis = redis

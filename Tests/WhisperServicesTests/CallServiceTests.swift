@@ -71,13 +71,30 @@ import WhisperTesting
 
     @Test func theSweep_pushesUnconfirmedCallees_withTheCallIdAsSpelt_andCountsThem() throws {
         let harness = CallHarness()
-        harness.store.swept = CallSweep(ended: [], unconfirmed: [(harness.callee, "0F8FAD5B-D9CB-469F-A165-70867728950E")])
+        let offer = UnconfirmedOffer(callee: harness.callee, callIdText: "0F8FAD5B-D9CB-469F-A165-70867728950E",
+                                     callId: try #require(CanonicalUUID("0f8fad5b-d9cb-469f-a165-70867728950e")), claim: "17")
+        harness.store.swept = CallSweep(ended: [], unconfirmed: [offer])
         var ended: Result<Int, ServiceError>?
         harness.service.sweep { ended = $0 }
         #expect(try ended?.get() == 0)
         #expect(harness.wakeUps.rings.map(\.callee) == [harness.callee])
         #expect(harness.wakeUps.rings.map(\.callIdText) == ["0F8FAD5B-D9CB-469F-A165-70867728950E"])
         #expect(harness.metrics.callUnconfirmed.value == 1)
+        // The claim is settled only once the push was handed over.
+        #expect(harness.store.settled.isEmpty)
+        harness.wakeUps.hand(true)
+        #expect(harness.store.settled == [offer])
+    }
+
+    @Test func aPushThatCouldNotBeHanded_leavesTheClaimToLapse() throws {
+        let harness = CallHarness()
+        let offer = UnconfirmedOffer(callee: harness.callee, callIdText: "0f8fad5b-d9cb-469f-a165-70867728950e",
+                                     callId: try #require(CanonicalUUID("0f8fad5b-d9cb-469f-a165-70867728950e")), claim: "17")
+        harness.store.swept = CallSweep(ended: [], unconfirmed: [offer])
+        harness.service.sweep { _ in }
+        harness.wakeUps.hand(false)
+        #expect(harness.wakeUps.rings.count == 1)
+        #expect(harness.store.settled.isEmpty)
     }
 
     @Test func theSweep_writesWhatADeadNodeLeft_asItsKind_countingOnlyTheTimeouts() throws {
@@ -168,6 +185,11 @@ final class FakeCallStore: CallStore {
     func heldCalls(for user: WhisperID, completion: @escaping StoreCompletion<[[UInt8]]>) { completion(.success([])) }
     var swept = CallSweep(ended: [], unconfirmed: [])
     func sweep(completion: @escaping StoreCompletion<CallSweep>) { completion(.success(swept)) }
+    var settled: [UnconfirmedOffer] = []
+    func settle(_ offer: UnconfirmedOffer, completion: @escaping StoreCompletion<Void>) {
+        settled.append(offer)
+        completion(.success(()))
+    }
 }
 
 final class RecordingWakeUps: WakeUps {
@@ -176,7 +198,17 @@ final class RecordingWakeUps: WakeUps {
     func wake(_ user: WhisperID) { woken.append(user) }
     var claimWindowMillis: Int64 { 30_000 }
     func wakeClaimed(_ user: WhisperID) { woken.append(user) }
-    func ring(_ callee: WhisperID, callIdText: String) { rings.append((callee, callIdText)) }
+    private var handing: [(Bool) -> Void] = []
+    func ring(_ callee: WhisperID, callIdText: String, handed: @escaping (Bool) -> Void) {
+        rings.append((callee, callIdText))
+        handing.append(handed)
+    }
+    /// The pushes rung so far are handed over (or could not be).
+    func hand(_ handed: Bool) {
+        let waiting = handing
+        handing = []
+        for done in waiting { done(handed) }
+    }
 }
 
 /// A `CallService` over fakes with a registered callee, and signals signed by the caller's key

@@ -29,7 +29,8 @@ import WhisperProtocol
 /// login. The sweep (every node, `Limits.callSweepIntervalMillis`) does the rest, each item
 /// claimed in Redis by exactly one node: an offer on a live-looking socket that nobody
 /// confirmed by its deadline → the call push as for an offline callee (the offer stays held
-/// for the next login); nobody answering within the ring timeout → `call_end
+/// for the next login; claimed for a lease and settled once the push is handed over, so a
+/// node dying in between leaves it to the next sweep after the lease); nobody answering within the ring timeout → `call_end
 /// {reason:"timeout"}` to both.
 public final class CallService {
     public typealias Completion<T> = (Result<T, ServiceError>) -> Void
@@ -235,9 +236,15 @@ public final class CallService {
             case .failure(let error):
                 completion(.failure(.storage(error)))
             case .success(let sweep):
-                for call in sweep.unconfirmed {
+                for offer in sweep.unconfirmed {
                     unconfirmed?.increment()
-                    wakeUps?.ring(call.callee, callIdText: call.callIdText)
+                    guard let wakeUps else {
+                        settle(offer)
+                        continue
+                    }
+                    wakeUps.ring(offer.callee, callIdText: offer.callIdText) { [self] handed in
+                        if handed { settle(offer) }
+                    }
                 }
                 for call in sweep.ended { setups[.timeout]?.increment() }
                 for call in sweep.ended + sweep.finished {
@@ -250,6 +257,16 @@ public final class CallService {
                 }
                 if !sweep.ended.isEmpty, log.isEnabled(.info) { log.info("calls_timed_out", ["count": .int(sweep.ended.count)]) }
                 completion(.success(sweep.ended.count))
+            }
+        }
+    }
+
+    /// An unconfirmed offer's push handed over: its claim is dropped (a failure leaves it to
+    /// lapse, and a later sweep pushes again).
+    private func settle(_ offer: UnconfirmedOffer) {
+        store.settle(offer) { [log] result in
+            if case .failure(let error) = result {
+                log.warn("call_settle_failed", ["reason": .string(error.description)])
             }
         }
     }

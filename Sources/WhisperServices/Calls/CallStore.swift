@@ -87,17 +87,36 @@ public enum CallConfirmation: Sendable, Equatable {
     case notTheCallee
 }
 
+/// An offer no device confirmed in time: its callee is to be pushed as if offline (the offer
+/// stays held for the next login). The sweep claims it for a lease, not for good: the claiming
+/// node settles it (`CallStore.settle`) once the push is handed to its sender, and a node that
+/// dies before that leaves it to a sweep after the lease — a push sent twice, never not at all.
+public struct UnconfirmedOffer: Sendable, Equatable {
+    public let callee: WhisperID
+    /// The `callId` as the caller spelt it.
+    public let callIdText: String
+    public let callId: CanonicalUUID
+    /// The claim's score: settling drops the offer's entry only while it still holds it.
+    public let claim: String
+
+    public init(callee: WhisperID, callIdText: String, callId: CanonicalUUID, claim: String) {
+        self.callee = callee
+        self.callIdText = callIdText
+        self.callId = callId
+        self.claim = claim
+    }
+}
+
 /// What one sweep found: calls it ended, and offers no device confirmed in time.
 public struct CallSweep: Sendable {
     public let ended: [RangOutCall]
-    /// Callees to push as if offline (the offer stays held for their next login), with the
-    /// `callId` as the caller spelt it.
-    public let unconfirmed: [(callee: WhisperID, callIdText: String)]
+    /// Callees to push as if offline, each claimed for a lease.
+    public let unconfirmed: [UnconfirmedOffer]
     /// Answers and hangups a node stored but died before delivering (Redis Cluster, where
     /// they are steps): the sweep delivered them. Not counted as setups.
     public let finished: [RangOutCall]
 
-    public init(ended: [RangOutCall], unconfirmed: [(callee: WhisperID, callIdText: String)], finished: [RangOutCall] = []) {
+    public init(ended: [RangOutCall], unconfirmed: [UnconfirmedOffer], finished: [RangOutCall] = []) {
         self.ended = ended
         self.unconfirmed = unconfirmed
         self.finished = finished
@@ -143,8 +162,12 @@ public protocol CallStore {
     /// for it, oldest call first; unconfirmed ones get a new confirmation deadline.
     func heldCalls(for user: WhisperID, completion: @escaping StoreCompletion<[[UInt8]]>)
 
-    /// Ends calls past their ring deadline and claims offers past their confirmation deadline,
-    /// each by exactly one node; routes `call_end {reason:"timeout"}` to both parties of an
-    /// ended call (kept for an offline one).
+    /// Ends calls past their ring deadline and claims offers past their confirmation deadline
+    /// (for a lease), each by exactly one node; routes `call_end {reason:"timeout"}` to both
+    /// parties of an ended call (kept for an offline one).
     func sweep(completion: @escaping StoreCompletion<CallSweep>)
+
+    /// The callee of a claimed offer was pushed: its confirmation deadline is dropped, unless
+    /// it changed since the claim (a login gave the offer a new one).
+    func settle(_ offer: UnconfirmedOffer, completion: @escaping StoreCompletion<Void>)
 }

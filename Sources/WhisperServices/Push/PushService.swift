@@ -59,31 +59,34 @@ public final class PushService: WakeUps {
         send(to: user, kind: .wake)
     }
 
-    public func ring(_ callee: WhisperID, callIdText: String) {
-        send(to: callee, kind: .call(callIdText: callIdText))
+    public func ring(_ callee: WhisperID, callIdText: String, handed: @escaping (Bool) -> Void) {
+        send(to: callee, kind: .call(callIdText: callIdText), handed: handed)
     }
 
-    /// Steps 2 and 3.
-    private func send(to user: WhisperID, kind: PushJob.Kind) {
+    /// Steps 2 and 3; `handed` as `ring` says.
+    private func send(to user: WhisperID, kind: PushJob.Kind, handed: @escaping (Bool) -> Void = { _ in }) {
         devices.device(of: user) { [self] found in
             switch found {
             case .failure(let error):
                 log.warn("push_lookup_failed", whisperId: user.string, ["reason": .string(error.description)])
+                handed(false)
             case .success(let device):
                 guard let device, let job = Self.job(for: user, device: device, kind: kind) else {
                     if log.isEnabled(.debug) { log.debug("push_no_token", whisperId: user.string) }
-                    return
+                    return handed(true)
                 }
                 switch dispatcher.submit(job) {
                 case .queued:
-                    break
+                    handed(true)
                 case .dropped:
                     dropped[job.provider]?.increment()
                     log.warn("push_dropped", whisperId: user.string, ["provider": .string(job.provider.rawValue)])
+                    handed(false)
                 case .disabled:
                     if log.isEnabled(.debug) {
                         log.debug("push_provider_disabled", whisperId: user.string, ["provider": .string(job.provider.rawValue)])
                     }
+                    handed(true)
                 }
             }
         }

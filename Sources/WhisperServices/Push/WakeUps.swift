@@ -15,5 +15,12 @@ public protocol WakeUps: AnyObject {
     /// `call_initiate` found the callee without a live socket: a VoIP push on iOS (CallKit
     /// rings), a high-priority data message on Android; never coalesced away. The held offer
     /// is delivered when the woken app logs in. `callIdText` is the caller's spelling.
-    func ring(_ callee: WhisperID, callIdText: String)
+    /// `handed(true)` once nothing is left to do here (the job is with its provider's sender,
+    /// or the callee has no token or provider); `false` when it could not be handed (the
+    /// device lookup failed, the sender's queue was full): a retry may send it.
+    func ring(_ callee: WhisperID, callIdText: String, handed: @escaping (Bool) -> Void)
+}
+
+extension WakeUps {
+    public func ring(_ callee: WhisperID, callIdText: String) { ring(callee, callIdText: callIdText) { _ in } }
 }
