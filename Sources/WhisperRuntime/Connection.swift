@@ -96,14 +96,36 @@ public final class Connection: IOHandler {
     /// connection is closed as a slow consumer and false is returned.
     @discardableResult
     public func write(_ bytes: [UInt8]) -> Bool {
-        guard !isClosed, !closeAfterFlush else { return false }
-        if output.pendingCount + bytes.count > limits.maxOutputBytes {
-            close(reason: .slowConsumer)
-            return false
-        }
+        guard admits(bytes.count) else { return false }
         output.append(bytes)
         scheduleFlush()
         return true
+    }
+
+    /// `write`, for bytes that are part of a larger buffer (copied once, into the output).
+    @discardableResult
+    public func write(_ bytes: ArraySlice<UInt8>) -> Bool {
+        guard admits(bytes.count) else { return false }
+        output.append(bytes)
+        scheduleFlush()
+        return true
+    }
+
+    private func admits(_ count: Int) -> Bool {
+        guard !isClosed, !closeAfterFlush else { return false }
+        if output.pendingCount + count > limits.maxOutputBytes {
+            close(reason: .slowConsumer)
+            return false
+        }
+        return true
+    }
+
+    /// Keep the output buffer's storage between flushes (up to 1 MiB): for the few
+    /// connections that write every iteration, such as a node's Redis links — not for clients,
+    /// whose idle sockets then hold no output memory.
+    public var keepsOutputCapacity: Bool {
+        get { output.keepsCapacity }
+        set { output.keepsCapacity = newValue }
     }
 
     /// Closes once everything queued has been written (e.g. after a close frame or an

@@ -1,19 +1,29 @@
 /// Bytes queued for one connection. The first frame queued into an empty buffer is adopted
 /// without a copy (arrays are copy-on-write); later ones are appended. A fully flushed
-/// buffer drops its storage, so an idle connection holds no output memory.
+/// buffer drops its storage, so an idle connection holds no output memory — unless it keeps
+/// its capacity (`keepsCapacity`, up to `keptCapacityLimit`): a connection that writes every
+/// iteration (a node's Redis link) then appends into the same storage instead of growing a
+/// new buffer, and freeing it, each time.
 struct OutputBuffer {
     private var bytes: [UInt8] = []
     private var offset = 0
+    var keepsCapacity = false
+
+    static let keptCapacityLimit = 1 << 20
 
     var pendingCount: Int { bytes.count - offset }
     var isEmpty: Bool { offset == bytes.count }
 
     mutating func append(_ frame: [UInt8]) {
-        if bytes.isEmpty {
+        if bytes.isEmpty, !keepsCapacity {
             bytes = frame
         } else {
             bytes.append(contentsOf: frame)
         }
+    }
+
+    mutating func append(_ frame: ArraySlice<UInt8>) {
+        bytes.append(contentsOf: frame)
     }
 
     /// Hands the unsent bytes to `write`, which returns how many it consumed.
@@ -27,7 +37,11 @@ struct OutputBuffer {
         if case .done(let written) = result {
             offset += written
             if offset == bytes.count {
-                bytes = []
+                if keepsCapacity, bytes.capacity <= Self.keptCapacityLimit {
+                    bytes.removeAll(keepingCapacity: true)
+                } else {
+                    bytes = []
+                }
                 offset = 0
             } else if offset >= 65_536, offset * 2 >= bytes.count {
                 bytes.removeFirst(offset)

@@ -133,6 +133,8 @@ final class RedisConnection: ConnectionDelegate {
     private func established(_ connection: Connection) {
         self.connection = connection
         connection.delegate = self
+        // Written every iteration the node is busy: one buffer, not a new one each time.
+        connection.keepsOutputCapacity = true
         phase = .connected
         if let timer { loop.cancel(timer) }
         timer = nil
@@ -163,7 +165,7 @@ final class RedisConnection: ConnectionDelegate {
 
     /// Queues one command already in RESP (`RedisCommand.finish`).
     func send(encoded command: ArraySlice<UInt8>, _ completion: @escaping Completion) -> Bool {
-        guard phase == .connected, let connection, connection.write(Array(command)) else { return false }
+        guard phase == .connected, let connection, connection.write(command) else { return false }
         inFlight.append(InFlight(deadline: MonotonicClock.now() &+ timeoutNanos, completion: completion))
         if timer == nil { armTimeout() }
         return true
