@@ -30,8 +30,8 @@ import WhisperProtocol
 /// claimed in Redis by exactly one node: an offer on a live-looking socket that nobody
 /// confirmed by its deadline → the call push as for an offline callee (the offer stays held
 /// for the next login; claimed for a lease and settled once the push is handed over, so a
-/// node dying in between leaves it to the next sweep after the lease); nobody answering within the ring timeout → `call_end
-/// {reason:"timeout"}` to both.
+/// node dying in between leaves it to the next sweep after the lease); nobody answering
+/// within the ring timeout → `call_end {reason:"timeout"}` to both.
 public final class CallService {
     public typealias Completion<T> = (Result<T, ServiceError>) -> Void
 
