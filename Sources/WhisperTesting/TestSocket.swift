@@ -84,25 +84,9 @@ public final class TestSocket {
     }
 
     /// A TCP port on 127.0.0.1 that nobody listens on right now (bound to port 0, read back,
-    /// released).
-    public static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw Failure.io("socket failed (errno \(errno))") }
-        defer { Glibc.close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa -> Int32 in
-                guard bind(fd, sa, length) == 0 else { return -1 }
-                return getsockname(fd, sa, &length)
-            }
-        }
-        guard bound == 0 else { throw Failure.io("bind/getsockname failed (errno \(errno))") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+    /// released) — for a server the test starts on it. A test that needs a port to stay
+    /// refusing uses `RefusingPort`.
+    public static func freePort() throws -> Int { try RefusingPort().port }
 
     /// A port on 127.0.0.1 that refuses connections for as long as this value lives: bound, never
     /// listened on, so a connect gets a reset and no other test can take the port meanwhile (a
