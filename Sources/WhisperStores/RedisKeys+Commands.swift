@@ -42,7 +42,13 @@ extension RedisKeys {
     }
 
     package func groupCharge(from: WhisperID, groupId: GroupID, id: CanonicalUUID, into command: inout RedisCommand) {
-        command.append(joined.groupChargeTag, from.string, "}:", groupId.string, ":", id.string)
+        groupCharge(tag: from.string, groupId: groupId, id: id, into: &command)
+    }
+
+    /// `group-charge:{<tag>}:groupId:id`: a group message's mark in the slot of a rate-limited
+    /// subject's tag (`rateLimitTag`).
+    package func groupCharge(tag: String, groupId: GroupID, id: CanonicalUUID, into command: inout RedisCommand) {
+        command.append(joined.groupChargeTag, tag, "}:", groupId.string, ":", id.string)
     }
 
     package func blocked(_ whisperId: WhisperID, into command: inout RedisCommand) { command.append(joined.blockedTag, whisperId.string, "}") }
@@ -56,8 +62,11 @@ extension RedisKeys {
 
     /// The `ratelimit:` keys of a charge's buckets, in the charge's order.
     package func rateLimits(_ buckets: [RateLimitBucket], into command: inout RedisCommand) {
-        for bucket in buckets {
-            command.append(joined.rateLimit, Self.rateLimitTag(bucket.subject), "}:", bucket.action.rawValue)
-        }
+        for bucket in buckets { rateLimit(bucket, into: &command) }
+    }
+
+    /// `ratelimit:{<tag>}:<action>` of one bucket.
+    package func rateLimit(_ bucket: RateLimitBucket, into command: inout RedisCommand) {
+        command.append(joined.rateLimit, Self.rateLimitTag(bucket.subject), "}:", bucket.action.rawValue)
     }
 }

@@ -21,40 +21,50 @@ extension RedisMessageStore {
     }
 
     /// The first round trip of an accept: nil when every charge passed (and the epoch holds).
+    /// Every step is written straight into its command: this runs for every message.
     package func chargeInSteps(_ message: MessageAcceptance, completion: @escaping StoreCompletion<AcceptOutcome?>) {
-        let subjects = Dictionary(grouping: message.rateLimit.buckets) { RedisKeys.rateLimitTag($0.subject) }
-        let others = subjects.filter { $0.key != message.from.string }
-        let charges = StepJoin<AcceptOutcome>(steps: 1 + others.count + (message.group == nil ? 0 : 1), prefer: Self.prefer,
-                                              done: completion)
-        let senderLogs = subjects[message.from.string] ?? []
-        let senderCall = RedisScriptCall(MessageStepScripts.sender, keys: { (name: MessageStepScripts.SenderKey) in
-            switch name {
-            // Unread for a direct message: any key of the sender's slot.
-            case .mark: groupMark(message, subjectTag: message.from.string) ?? keys.peers(message.from)
-            case .peers: keys.peers(message.from)
+        let subjects = ChargeSubjects(message.rateLimit.buckets, user: message.from)
+        let charges = StepJoin<AcceptOutcome>(steps: 1 + subjects.others.count + (message.group == nil ? 0 : 1),
+                                              prefer: Self.prefer, done: completion)
+        let senderCall = RedisScriptCall(MessageStepScripts.sender, capacity: 384, keys: { command in
+            command.write(MessageStepScripts.SenderKey.self) { name, command in
+                switch name {
+                case .mark:
+                    // Unread for a direct message: any key of the sender's slot.
+                    guard let group = message.group else { return keys.peers(message.from, into: &command) }
+                    keys.groupCharge(from: message.from, groupId: group.groupId, id: message.messageId, into: &command)
+                case .peers: keys.peers(message.from, into: &command)
+                }
             }
-        }, arguments: { (name: MessageStepScripts.SenderArgument) in
-            switch name {
-            case .hit: Array(message.rateLimit.nonce.utf8)
-            case .to: Array(message.to.string.utf8)
-            case .peerTTL: Self.text(settings.peerTTLMillis)
-            case .markTTL: Self.text(settings.pendingTTLMillis)
-            case .marked: Self.flag(message.group != nil)
+            subjects.writeKeys(of: nil, keys, into: &command)
+        }, arguments: { command in
+            command.write(MessageStepScripts.SenderArgument.self) { name, command in
+                switch name {
+                case .hit: command.append(message.rateLimit.nonce)
+                case .to: command.append(message.to.string)
+                case .peerTTL: command.append(settings.peerTTLMillis)
+                case .markTTL: command.append(settings.pendingTTLMillis)
+                case .marked: command.append(message.group == nil ? "0" : "1")
+                }
             }
-        }, moreKeys: keys.rateLimits(senderLogs), moreArguments: RedisRateLimitStore.limitArguments(senderLogs))
-        redis.evalScript(senderCall, retryOnce: true) { charges.step(Self.charged($0, limited: AcceptOutcome.rateLimited)) }
-        for (tag, buckets) in others {
-            Self.chargeSubject(redis, keys, buckets: buckets, nonce: message.rateLimit.nonce,
-                               mark: groupMark(message, subjectTag: tag), markTTLMillis: settings.pendingTTLMillis) {
+            subjects.writeLimits(of: nil, into: &command)
+        })
+        redis.evalScript(senderCall, retryOnce: true, reading: { charges.step(Self.charged($0, limited: AcceptOutcome.rateLimited)) })
+        for subject in subjects.others {
+            Self.chargeSubject(redis, keys, subject, of: subjects, nonce: message.rateLimit.nonce,
+                               group: message.group.map { ($0.groupId, message.messageId) }, markTTLMillis: settings.pendingTTLMillis) {
                 charges.step(Self.charged($0, limited: AcceptOutcome.rateLimited))
             }
         }
         if let group = message.group {
-            redis.send([Array("GET".utf8), keys.groupEpoch(group.groupId)]) { result in
-                charges.step(RedisReplies.value(result).map { value in
-                    (value.string ?? GroupScripts.noEpoch) == group.epoch ? nil : .membershipChanged
+            var command = RedisCommand(capacity: 96)
+            command.append("GET")
+            keys.groupEpoch(group.groupId, into: &command)
+            redis.send(command, reading: { result in
+                charges.step(RedisReplies.plain(result) { reply -> AcceptOutcome?? in
+                    .some((reply.string ?? GroupScripts.noEpoch) == group.epoch ? nil : .membershipChanged)
                 })
-            }
+            })
         }
     }
 
@@ -66,16 +76,6 @@ extension RedisMessageStore {
         default: other
         }
     }
-
-    /// `group-charge:{<subject tag>}:<groupId>:<messageId>`: a group message's mark in one
-    /// subject's slot; nil for a direct message.
-    private func groupMark(_ message: MessageAcceptance, subjectTag: String) -> [UInt8]? {
-        message.group.map { group in
-            Array((keys.joined.groupChargeTag + subjectTag + "}:" + group.groupId.string + ":" + message.messageId.string).utf8)
-        }
-    }
-
-    static func flag(_ on: Bool) -> [UInt8] { [on ? UInt8(ascii: "1") : UInt8(ascii: "0")] }
 
     /// The recipient's step, then — when the route names another node — the publish to it.
     private func storeForRecipient(_ message: MessageAcceptance, completion: @escaping StoreCompletion<AcceptOutcome>) {
@@ -205,31 +205,44 @@ extension RedisMessageStore {
     /// if the record still exists (`XX`: one that expired meanwhile stays gone). Lost with the
     /// link, a repeated receipt tells the sender once more, as after a cut between the steps.
     private func markTold(_ receipt: ReceiptApplication, as told: String) {
-        let record = keys.message(to: receipt.recipient, from: receipt.sender, id: receipt.messageId)
-        redis.send([Array("SET".utf8), record, Array(told.utf8), Array("KEEPTTL".utf8), Array("XX".utf8)]) { _ in }
+        var command = RedisCommand(capacity: 160)
+        command.append("SET")
+        keys.message(to: receipt.recipient, from: receipt.sender, id: receipt.messageId, into: &command)
+        command.append(told)
+        command.append("KEEPTTL")
+        command.append("XX")
+        redis.send(command, reading: { _ in })
     }
 
     /// The recipient's step of a receipt.
     package func receiptForRecipient(_ receipt: ReceiptApplication, completion: @escaping StoreCompletion<RecipientReceipt>) {
-        let call = RedisScriptCall(MessageStepScripts.receipt, keys: { (name: MessageStepScripts.ReceiptKey) in
-            switch name {
-            case .record: keys.message(to: receipt.recipient, from: receipt.sender, id: receipt.messageId)
-            case .pending: keys.pending(receipt.recipient)
-            case .pendingCount: keys.pendingCount(of: receipt.recipient)
+        let call = RedisScriptCall(MessageStepScripts.receipt, capacity: 256, keys: { command in
+            command.write(MessageStepScripts.ReceiptKey.self) { name, command in
+                switch name {
+                case .record: keys.message(to: receipt.recipient, from: receipt.sender, id: receipt.messageId, into: &command)
+                case .pending: keys.pending(receipt.recipient, into: &command)
+                case .pendingCount: keys.pendingCount(of: receipt.recipient, into: &command)
+                }
             }
-        }, arguments: { (_: MessageStepScripts.ReceiptArgument) in Array(receipt.status.rawValue.utf8) })
-        redis.evalScript(call, retryOnce: true) { result in
-            completion(RedisReplies.tagged(result) { status, items -> RecipientReceipt? in
+        }, arguments: { command in
+            command.write(MessageStepScripts.ReceiptArgument.self) { name, command in
+                switch name {
+                case .status: command.append(receipt.status.rawValue)
+                }
+            }
+        })
+        redis.evalScript(call, retryOnce: true, reading: { result in
+            completion(RedisReplies.tagged(result) { status, reply -> RecipientReceipt? in
                 switch status {
                 case 0: return .unknown
                 case 2: return .repeated
                 default:
-                    guard items.count == 4, let removed = items[1].integer, let spelt = items[2].string,
-                          let told = items[3].string else { return nil }
+                    guard reply.count == 4, let removed = reply[1]?.integer, let spelt = reply[2]?.string,
+                          let told = reply[3]?.string else { return nil }
                     return .owed(removed: removed > 0, spelt: spelt, told: told)
                 }
             })
-        }
+        })
     }
 }
 
@@ -263,31 +276,42 @@ final class StepJoin<Refusal> {
 
 extension RedisMessageStore {
     /// A charge step's reply: `{0}` passed, `{3, wait}` rate limited, or another status `other` maps.
-    static func charged<Refusal>(_ result: Result<RedisValue, RedisError>, limited: (Int64) -> Refusal,
+    static func charged<Refusal>(_ result: Result<RedisReply, RedisError>, limited: (Int64) -> Refusal,
                                  other: (Int64) -> Refusal? = { _ in nil }) -> Result<Refusal?, StoreError> {
-        RedisReplies.tagged(result) { status, items -> Refusal?? in
+        RedisReplies.tagged(result) { status, reply -> Refusal?? in
             switch status {
             case 0: return .some(nil)
-            case 3: return items.count == 2 ? items[1].integer.map(limited) : nil
+            case 3: return reply.count == 2 ? reply[1]?.integer.map(limited) : nil
             default: return other(status).map { .some($0) }
             }
         }
     }
 
-    /// The SEND (or TYPING) charge of a subject other than the sender (the client's address),
+    /// The SEND (or TYPING) charge of `subject`, one of `subjects.others` (the client's address),
     /// with a group message's mark in that subject's slot.
-    static func chargeSubject(_ redis: RedisClient, _ keys: RedisKeys, buckets: [RateLimitBucket], nonce: String,
-                              mark: [UInt8]?, markTTLMillis: Int64, completion: @escaping (Result<RedisValue, RedisError>) -> Void) {
-        let logs = keys.rateLimits(buckets)
-        let call = RedisScriptCall(MessageStepScripts.address, keys: { (_: MessageStepScripts.AddressKey) in
-            mark ?? logs[0]
-        }, arguments: { (name: MessageStepScripts.AddressArgument) in
-            switch name {
-            case .hit: Array(nonce.utf8)
-            case .markTTL: text(markTTLMillis)
-            case .marked: flag(mark != nil)
+    static func chargeSubject(_ redis: RedisClient, _ keys: RedisKeys, _ subject: String, of subjects: ChargeSubjects,
+                              nonce: String, group: (groupId: GroupID, messageId: CanonicalUUID)?, markTTLMillis: Int64,
+                              completion: @escaping (Result<RedisReply, RedisError>) -> Void) {
+        let call = RedisScriptCall(MessageStepScripts.address, capacity: 256, keys: { command in
+            command.write(MessageStepScripts.AddressKey.self) { name, command in
+                switch name {
+                case .mark:
+                    // Unread for a direct message: any key of the subject's slot.
+                    guard let group else { return subjects.writeFirstKey(of: subject, keys, into: &command) }
+                    keys.groupCharge(tag: RedisKeys.rateLimitTag(subject), groupId: group.groupId, id: group.messageId, into: &command)
+                }
             }
-        }, moreKeys: logs, moreArguments: RedisRateLimitStore.limitArguments(buckets))
-        redis.evalScript(call, retryOnce: true, completion)
+            subjects.writeKeys(of: subject, keys, into: &command)
+        }, arguments: { command in
+            command.write(MessageStepScripts.AddressArgument.self) { name, command in
+                switch name {
+                case .hit: command.append(nonce)
+                case .markTTL: command.append(markTTLMillis)
+                case .marked: command.append(group == nil ? "0" : "1")
+                }
+            }
+            subjects.writeLimits(of: subject, into: &command)
+        })
+        redis.evalScript(call, retryOnce: true, reading: completion)
     }
 }

@@ -72,10 +72,13 @@ package final class RedisRateLimitStore: RateLimitStore {
 
     /// `limitArguments`, written into a command.
     package static func limitArguments(_ buckets: [RateLimitBucket], into command: inout RedisCommand) {
-        for bucket in buckets {
-            command.append(bucket.limit.count)
-            command.append(bucket.limit.windowSeconds * 1000)
-        }
+        for bucket in buckets { limitArguments(of: bucket, into: &command) }
+    }
+
+    /// One bucket's pair: its count, its window in ms.
+    package static func limitArguments(of bucket: RateLimitBucket, into command: inout RedisCommand) {
+        command.append(bucket.limit.count)
+        command.append(bucket.limit.windowSeconds * 1000)
     }
 
     package init(redis: RedisClient, keys: RedisKeys) {

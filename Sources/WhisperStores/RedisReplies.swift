@@ -42,6 +42,20 @@ package enum RedisReplies {
         }
     }
 
+    /// A reply read in place that is not an error reply (a plain command's), decoded by
+    /// `decode`; one `decode` refuses (nil) is unexpected.
+    package static func plain<T>(_ result: Result<RedisReply, RedisError>, _ decode: (RedisReply) -> T?) -> Result<T, StoreError> {
+        switch result {
+        case .failure(let error):
+            return .failure(.unavailable(error.description))
+        case .success(let reply):
+            guard !reply.isError, let decoded = decode(reply) else {
+                return value(.success(reply.value)).flatMap { .failure(unexpected($0)) }
+            }
+            return .success(decoded)
+        }
+    }
+
     package static func unexpected(_ value: RedisValue) -> StoreError {
         .unexpectedReply("\(value)".prefix(200).description)
     }

@@ -49,29 +49,37 @@ package struct RedisRouter {
     /// step, which reads the route again and keeps the frame in the same atomic step — so a
     /// login between the two reads still finds the frame in its event queue, or is published to.
     func deliverEvent(_ frame: [UInt8], to user: WhisperID, completion: @escaping StoreCompletion<Routing>) {
-        redis.send([Array("GET".utf8), keys.route(user)]) { [self] result in
-            switch RedisReplies.value(result) {
+        var command = RedisCommand(capacity: 96)
+        command.append("GET")
+        keys.route(user, into: &command)
+        // nil: no route; .some(nil): a route that is no route text.
+        redis.send(command, reading: { [self] result in
+            switch RedisReplies.plain(result, { reply in Optional(reply.string.map { (text: $0, where_: local($0)) }) }) {
             case .failure(let error): completion(.failure(error))
-            case .success(let value):
-                guard let text = value.string else { return notice(frame, to: user, completion: completion) }
-                guard let where_ = local(text) else { return completion(.failure(RedisReplies.unexpected(value))) }
+            case .success(nil): notice(frame, to: user, completion: completion)
+            case .success(let read?):
+                guard let where_ = read.where_ else { return completion(.failure(.unexpectedReply(String(read.text.prefix(200))))) }
                 route(frame, to: user, where_, completion: completion)
             }
-        }
+        })
     }
 
     /// The notice step: the route read again, the frame kept when there is none.
     private func notice(_ frame: [UInt8], to user: WhisperID, completion: @escaping StoreCompletion<Routing>) {
-        let call = RedisScriptCall(MessageStepScripts.notice, keys: { (name: MessageStepScripts.NoticeKey) in
-            switch name {
-            case .route: keys.route(user)
-            case .events: keys.events(user)
+        let call = RedisScriptCall(MessageStepScripts.notice, capacity: 160 + frame.count, keys: { command in
+            command.write(MessageStepScripts.NoticeKey.self) { name, command in
+                switch name {
+                case .route: keys.route(user, into: &command)
+                case .events: keys.events(user, into: &command)
+                }
             }
-        }, arguments: { (name: MessageStepScripts.NoticeArgument) in
-            switch name {
-            case .frame: frame
-            case .eventTTL: RedisMessageStore.text(eventTTLMillis)
-            case .maxEvents: RedisMessageStore.text(Int64(maxEventsPerUser))
+        }, arguments: { command in
+            command.write(MessageStepScripts.NoticeArgument.self) { name, command in
+                switch name {
+                case .frame: command.append(frame)
+                case .eventTTL: command.append(eventTTLMillis)
+                case .maxEvents: command.append(maxEventsPerUser)
+                }
             }
         })
         redis.evalScript(call, retryOnce: true) { [self] result in

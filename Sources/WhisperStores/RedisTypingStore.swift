@@ -22,31 +22,35 @@ package final class RedisTypingStore: TypingStore {
     }
 
     package func relay(_ signal: TypingSignal, minIntervalMillis: Int64, completion: @escaping StoreCompletion<TypingOutcome>) {
-        let subjects = Dictionary(grouping: signal.rateLimit.buckets) { RedisKeys.rateLimitTag($0.subject) }
-        let others = subjects.filter { $0.key != signal.from.string }
-        let join = StepJoin<TypingOutcome>(steps: 1 + others.count, prefer: Self.prefer) { [self] result in
+        let subjects = ChargeSubjects(signal.rateLimit.buckets, user: signal.from)
+        let join = StepJoin<TypingOutcome>(steps: 1 + subjects.others.count, prefer: Self.prefer) { [self] result in
             switch result {
             case .failure(let error): completion(.failure(error))
             case .success(let refusal?): completion(.success(refusal))
             case .success(nil): route(signal, minIntervalMillis: minIntervalMillis, completion: completion)
             }
         }
-        let senderLogs = subjects[signal.from.string] ?? []
-        let call = RedisScriptCall(MessageStepScripts.typingSender, keys: { (name: MessageStepScripts.TypingSenderKey) in
-            switch name {
-            case .peers: keys.peers(signal.from)
+        let call = RedisScriptCall(MessageStepScripts.typingSender, keys: { command in
+            command.write(MessageStepScripts.TypingSenderKey.self) { name, command in
+                switch name {
+                case .peers: keys.peers(signal.from, into: &command)
+                }
             }
-        }, arguments: { (name: MessageStepScripts.TypingSenderArgument) in
-            switch name {
-            case .hit: Array(signal.rateLimit.nonce.utf8)
-            case .to: Array(signal.to.string.utf8)
-            case .peerWindow: RedisMessageStore.text(peerWindowMillis)
+            subjects.writeKeys(of: nil, keys, into: &command)
+        }, arguments: { command in
+            command.write(MessageStepScripts.TypingSenderArgument.self) { name, command in
+                switch name {
+                case .hit: command.append(signal.rateLimit.nonce)
+                case .to: command.append(signal.to.string)
+                case .peerWindow: command.append(peerWindowMillis)
+                }
             }
-        }, moreKeys: keys.rateLimits(senderLogs), moreArguments: RedisRateLimitStore.limitArguments(senderLogs))
+            subjects.writeLimits(of: nil, into: &command)
+        })
         let refusal: (Int64) -> TypingOutcome? = { status in status == 1 ? .notPeer : nil }
-        redis.evalScript(call) { join.step(RedisMessageStore.charged($0, limited: TypingOutcome.rateLimited, other: refusal)) }
-        for buckets in others.values {
-            RedisMessageStore.chargeSubject(redis, keys, buckets: buckets, nonce: signal.rateLimit.nonce, mark: nil,
+        redis.evalScript(call, reading: { join.step(RedisMessageStore.charged($0, limited: TypingOutcome.rateLimited, other: refusal)) })
+        for subject in subjects.others {
+            RedisMessageStore.chargeSubject(redis, keys, subject, of: subjects, nonce: signal.rateLimit.nonce, group: nil,
                                             markTTLMillis: 0) {
                 join.step(RedisMessageStore.charged($0, limited: TypingOutcome.rateLimited))
             }

@@ -201,6 +201,36 @@ import WhisperTesting
         }
         #expect(wait > 0)
     }
+
+    @Test func accepts_areLimitedBySenderAndByAddress_eachInItsOwnSlot() async throws {
+        let cluster = try await StepsCluster(sendLimit: RateLimit(count: 2, windowSeconds: 60))
+        defer { cluster.close() }
+        let (first, second, third, to) = (WhisperID.random(), WhisperID.random(), WhisperID.random(), WhisperID.random())
+        // Two senders behind one address fill the address's log; a third sender there is refused.
+        for from in [first, second] {
+            guard case .accepted = try await cluster.accept(cluster.message(from: from, to: to, client: "192.0.2.30")) else {
+                Issue.record("a message within the limits was not accepted")
+                return
+            }
+        }
+        guard case .rateLimited(let wait) = try await cluster.accept(cluster.message(from: third, to: to, client: "192.0.2.30")) else {
+            Issue.record("the address's third message was not limited")
+            return
+        }
+        #expect(wait > 0)
+        #expect(try await cluster.hits(subject: "ip:192.0.2.30") == 2)
+        #expect(try await cluster.hits(subject: "id:" + first.string) == 1)
+        // One sender from two more addresses fills its own log, wherever it connects from.
+        guard case .accepted = try await cluster.accept(cluster.message(from: first, to: to, client: "192.0.2.31")) else {
+            Issue.record("the sender's second message was not accepted")
+            return
+        }
+        guard case .rateLimited = try await cluster.accept(cluster.message(from: first, to: to, client: "192.0.2.32")) else {
+            Issue.record("the sender's third message was not limited")
+            return
+        }
+        #expect(try await cluster.fetch(to).messages.count == 3)
+    }
 }
 
 /// The message store on a `ClusterStores`, and a SEND rate limiter.

@@ -14,6 +14,15 @@ struct RedisClusterRouteTests {
         #expect(slot(["SPUBLISH", "hello", "payload"]) == .success(866))
     }
 
+    @Test func names_matchInAnyCase_andALongOrOddNameIsAnOrdinaryCommand() {
+        #expect(slot(["EvalSha", "sha", "1", "{u1}:a"]) == .success(RedisSlot.of("u1")))
+        #expect(slot(["cluster", "slots"]) == .success(nil))
+        #expect(slot(["BGREWRITEAOF"]) == .success(nil))
+        // Not a command routing knows: routed by its first argument, as Redis would look it up.
+        #expect(slot(["PINGPINGPINGPINGPING", "foo"]) == .success(12_182))
+        #expect(slot(["PING\u{0}", "foo"]) == .success(12_182))
+    }
+
     @Test func keylessCommands_goToAnyPrimary() {
         for arguments in [["PING"], ["INFO", "server"], ["PUBLISH", "foo", "x"], ["CLUSTER", "SLOTS"], ["script", "load", "x"]] {
             #expect(slot(arguments) == .success(nil), "\(arguments)")

@@ -94,6 +94,17 @@ public final class RedisClient: @unchecked Sendable {
         send(encoded: command.finish()) { completion($0.map(\.value)) }
     }
 
+    /// A command written in place (`RedisCommand`), for the per-message steps: no array per
+    /// argument. Checked like `send(_:_:)`; `reading` reads the reply in place (`RedisReply`).
+    package func send(_ command: consuming RedisCommand, reading completion: @escaping (Result<RedisReply, RedisError>) -> Void) {
+        assert(loop.inEventLoop, "RedisClient.send must run on its loop")
+        let encoded = command.finish()
+        var scanner = RESPScanner(encoded)
+        guard let name = scanner.next() else { return fail(completion, .invalidCommand("no arguments")) }
+        if let problem = Self.validate(name: name, second: scanner.next()) { return fail(completion, problem) }
+        send(encoded: encoded, completion)
+    }
+
     public func send(_ arguments: [String], _ completion: @escaping (Result<RedisValue, RedisError>) -> Void) {
         send(arguments.map { Array($0.utf8) }, completion)
     }
@@ -266,13 +277,17 @@ public final class RedisClient: @unchecked Sendable {
     /// pub/sub belongs to `RedisSubscriber`.
     static func validate(_ arguments: [[UInt8]]) -> RedisError? {
         guard let name = arguments.first else { return .invalidCommand("no arguments") }
+        return validate(name: name[...], second: arguments.count > 1 ? arguments[1][...] : nil)
+    }
+
+    static func validate(name: ArraySlice<UInt8>, second: ArraySlice<UInt8>?) -> RedisError? {
         guard name.count >= 6, name.count <= 12 else { return nil }
         let upper = String(decoding: name, as: UTF8.self).uppercased()
         switch upper {
         case "SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "SUNSUBSCRIBE", "MONITOR":
             return .invalidCommand("\(upper) needs RedisSubscriber")
         case "CLIENT":
-            if arguments.count > 1, String(decoding: arguments[1], as: UTF8.self).uppercased() == "REPLY" {
+            if let second, String(decoding: second, as: UTF8.self).uppercased() == "REPLY" {
                 return .invalidCommand("CLIENT REPLY would desynchronise replies")
             }
             return nil
