@@ -48,7 +48,9 @@ import WhisperTesting
         #expect(expiry >= before + 600 && expiry <= before + 605)
 
         #expect(await Self.allocate(port: turn.port, username: username, password: credential))
-        #expect(await !Self.allocate(port: turn.port, username: username, password: "A" + credential.dropFirst()))
+        // One character changed (a credential that starts with "A", one in 64, gets a "B").
+        let wrong = (credential.first == "A" ? "B" : "A") + credential.dropFirst()
+        #expect(await !Self.allocate(port: turn.port, username: username, password: wrong))
         #expect(await !Self.allocate(port: turn.port, username: "\(expiry):WSP-AAAA-AAAA-AAAA", password: credential))
     }
 
