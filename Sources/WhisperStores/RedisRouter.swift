@@ -52,13 +52,13 @@ package struct RedisRouter {
         var command = RedisCommand(capacity: 96)
         command.append("GET")
         keys.route(user, into: &command)
-        // nil: no route; .some(nil): a route that is no route text.
         redis.send(command, reading: { [self] result in
-            switch RedisReplies.plain(result, { reply in Optional(reply.string.map { (text: $0, where_: local($0)) }) }) {
+            // No route reads as nil: the user has no socket.
+            switch RedisReplies.plain(result, { reply in Optional(reply.string) }) {
             case .failure(let error): completion(.failure(error))
             case .success(nil): notice(frame, to: user, completion: completion)
-            case .success(let read?):
-                guard let where_ = read.where_ else { return completion(.failure(.unexpectedReply(String(read.text.prefix(200))))) }
+            case .success(let text?):
+                guard let where_ = local(text) else { return completion(.failure(.unexpectedReply(String(text.prefix(200))))) }
                 route(frame, to: user, where_, completion: completion)
             }
         })
