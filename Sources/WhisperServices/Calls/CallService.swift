@@ -246,7 +246,7 @@ public final class CallService {
                         if handed { settle(offer) }
                     }
                 }
-                for call in sweep.ended { setups[.timeout]?.increment() }
+                setups[.timeout]?.increment(by: UInt64(sweep.ended.count))
                 for call in sweep.ended + sweep.finished {
                     for party in call.local {
                         router.deliver(call.frame, to: party.user, at: party.route, kind: call.kind, receivedAtMicros: 0)
