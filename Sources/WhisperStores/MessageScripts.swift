@@ -182,31 +182,29 @@ package enum MessageScripts {
         case spelt
     }
 
-    /// Returns {0} unknown, {2} repeated delivered receipt, {1, removed, routing, messageId as
-    /// the sender spelt it} where routing 'offline' means the frame was kept in the sender's
-    /// event queue.
+    /// Returns {0} unknown, or {1, removed, routing, messageId as the sender spelt it} where
+    /// routing 'offline' means the frame was kept in the sender's event queue. A repeated
+    /// `delivered` receipt finds the message gone from the queue and tells the sender again: a
+    /// client repeats a receipt whose answer it lost, and the first one's notice may have died
+    /// with the node before it was written.
     package static let receipt = RedisScript(keys: ReceiptKey.self, arguments: ReceiptArgument.self, RouteArgument.self,
                                              prelude: prelude, """
-        local record = k_record
-        local v = redis.call('GET', record)
-        local entry, spelt, state
+        local v = redis.call('GET', k_record)
+        local entry, spelt
         if v then
-          entry, spelt, state = string.match(v, '^(%S+) (%S+) ?(%S*)$')
+          entry, spelt = string.match(v, '^(%S+) (%S+)')
         else
-          record = k_legacyRecord
-          v = redis.call('GET', record)
+          v = redis.call('GET', k_legacyRecord)
           if not v then return {0} end
           local recipient
-          recipient, entry, state = string.match(v, '^(%S+) (%S+) ?(%S*)$')
+          recipient, entry = string.match(v, '^(%S+) (%S+)')
           if recipient ~= a_recipient then return {0} end
           spelt = a_spelt
         end
         local removed = 0
         if a_status == 'delivered' then
-          if state == 'd' then return {2} end
           removed = redis.call('XDEL', k_pending, entry)
           if removed > 0 then redis.call('DECR', k_pendingCount) end
-          redis.call('SET', record, v .. ' d', 'KEEPTTL')
         end
         local notification = a_head .. spelt .. a_tail
         local frame = function() return notification end

@@ -13,7 +13,8 @@ import WhisperStorage
 /// nothing and delivers nothing twice: the client retries the same envelope, whose record
 /// makes the recipient's step a duplicate once it ran, and whose per-subject group mark makes
 /// the charge of a group message's envelopes once per subject. At worst a direct message's
-/// retry is charged twice (as it is on a standalone Redis when the reply is lost).
+/// retry is charged twice (as it is on a standalone Redis when the reply is lost), and a
+/// receipt's retry tells its sender twice.
 ///
 /// Routing in steps: the recipient's step answers the route it read (`node:loop:connection`)
 /// and the caller publishes to another node (`SPUBLISH deliver:<node>`, a channel in that
@@ -101,27 +102,20 @@ package enum MessageStepScripts {
 
     package enum ReceiptArgument: String, ScriptNames { case status }
 
-    /// The recipient's step of a receipt. A `delivered` receipt marks the record `r` (receipted,
-    /// the sender's notice owed), and once the sender's step ran the caller writes it `d` with a
-    /// plain `SET … KEEPTTL XX` of the value answered here (no script: the record's value
-    /// changes only from `r` to `d`, so nothing can come between). Returns {0} unknown, {2} a
-    /// `delivered` receipt of a message whose sender was told already, or {1, removed,
-    /// messageId as the sender spelt it, the record's value when told} — again for a record
-    /// still `r`, whose first sender's step may have been cut off: that sender is told now.
+    /// The recipient's step of a receipt: a `delivered` one takes the message out of the queue
+    /// (a repeat finds it gone). Returns {0} unknown, or {1, removed, messageId as the sender
+    /// spelt it}; the sender is told by the caller's next step, for a repeated receipt again
+    /// (whose first one may have been cut off before that step).
     package static let receipt = RedisScript(keys: ReceiptKey.self, arguments: ReceiptArgument.self, """
         local v = redis.call('GET', k_record)
         if not v then return {0} end
-        local entry, spelt, state = string.match(v, '^(%S+) (%S+) ?(%S*)$')
+        local entry, spelt = string.match(v, '^(%S+) (%S+)')
         local removed = 0
         if a_status == 'delivered' then
-          if state == 'd' then return {2} end
-          if state == '' then
-            removed = redis.call('XDEL', k_pending, entry)
-            if removed > 0 then redis.call('DECR', k_pendingCount) end
-            redis.call('SET', k_record, v .. ' r', 'KEEPTTL')
-          end
+          removed = redis.call('XDEL', k_pending, entry)
+          if removed > 0 then redis.call('DECR', k_pendingCount) end
         end
-        return {1, removed, spelt, entry .. ' ' .. spelt .. ' d'}
+        return {1, removed, spelt}
         """)
 
     package enum NoticeKey: String, ScriptNames {

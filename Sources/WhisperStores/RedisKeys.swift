@@ -68,9 +68,10 @@ package struct RedisKeys: Sendable {
     package var pendingPrefix: String { joined.pending }
     package func pending(_ whisperId: WhisperID) -> [UInt8] { Array((joined.pending + whisperId.string + "}").utf8) }
 
-    /// `msg:{<to>}:<from>:<messageId lowercase>` → "`entryId` `messageId as the sender spelt it`[ d]":
+    /// `msg:{<to>}:<from>:<messageId lowercase>` → "`entryId` `messageId as the sender spelt it`"
+    /// (records written before 2026-11-27 may end in ` r` or ` d`, which nothing reads now):
     /// the idempotency record of one envelope (contract §15: a group message's envelopes share
-    /// the `messageId`) and where it is queued (`d` once receipted); TTL = pending TTL. Tagged
+    /// the `messageId`) and where it is queued; TTL = pending TTL. Tagged
     /// by the recipient, whose queue it indexes (a Redis Cluster hash tag).
     package func message(to: WhisperID, from: WhisperID, id: CanonicalUUID) -> [UInt8] {
         Array((joined.messageTag + to.string + "}:" + from.string + ":" + id.string).utf8)

@@ -173,18 +173,16 @@ extension RedisMessageStore {
     // MARK: Receipts
 
     /// The recipient's step (the record, the queue), then the sender's (`message_delivered`,
-    /// routed or kept), then the record marked told with a plain `SET` (`MessageStepScripts.receipt`
-    /// says why a cut between them still tells the sender once a receipt is repeated).
+    /// routed or kept). A cut between them loses no notice: the client retries a receipt
+    /// whose answer it did not get, and every `delivered` receipt tells the sender again.
     func applyReceiptInSteps(_ receipt: ReceiptApplication, completion: @escaping StoreCompletion<ReceiptOutcome>) {
         receiptForRecipient(receipt) { [self] applied in
             switch applied {
             case .failure(let error): completion(.failure(error))
             case .success(.unknown): completion(.success(.unknown))
-            case .success(.repeated): completion(.success(.repeated))
-            case .success(.owed(let removed, let spelt, let told)):
+            case .success(.applied(let removed, let spelt)):
                 let frame = receipt.notification.head + Array(spelt.utf8) + receipt.notification.tail
-                router.deliverEvent(frame, to: receipt.sender) { [self] routing in
-                    if case .success = routing, receipt.status == .delivered { markTold(receipt, as: told) }
+                router.deliverEvent(frame, to: receipt.sender) { routing in
                     completion(routing.map { .applied(removed: removed, routing: $0, messageIdText: spelt) })
                 }
             }
@@ -194,24 +192,9 @@ extension RedisMessageStore {
     /// What the recipient's step of a receipt found.
     package enum RecipientReceipt: Equatable {
         case unknown
-        /// A `delivered` receipt whose sender was told already.
-        case repeated
-        /// The sender is to be told; `removed`: the message left the queue now; `told`: the
-        /// record's value once the sender was told.
-        case owed(removed: Bool, spelt: String, told: String)
-    }
-
-    /// The record's `r` becomes `d` (`told`), so a repeated receipt tells nobody again; only
-    /// if the record still exists (`XX`: one that expired meanwhile stays gone). Lost with the
-    /// link, a repeated receipt tells the sender once more, as after a cut between the steps.
-    private func markTold(_ receipt: ReceiptApplication, as told: String) {
-        var command = RedisCommand(capacity: 160)
-        command.append("SET")
-        keys.message(to: receipt.recipient, from: receipt.sender, id: receipt.messageId, into: &command)
-        command.append(told)
-        command.append("KEEPTTL")
-        command.append("XX")
-        redis.send(command, reading: { _ in })
+        /// `removed`: a `delivered` receipt took the message out of the queue now; `spelt`:
+        /// the messageId as its sender spelt it.
+        case applied(removed: Bool, spelt: String)
     }
 
     /// The recipient's step of a receipt.
@@ -233,14 +216,9 @@ extension RedisMessageStore {
         })
         redis.evalScript(call, retryOnce: true, reading: { result in
             completion(RedisReplies.tagged(result) { status, reply -> RecipientReceipt? in
-                switch status {
-                case 0: return .unknown
-                case 2: return .repeated
-                default:
-                    guard reply.count == 4, let removed = reply[1]?.integer, let spelt = reply[2]?.string,
-                          let told = reply[3]?.string else { return nil }
-                    return .owed(removed: removed > 0, spelt: spelt, told: told)
-                }
+                if status == 0 { return .unknown }
+                guard status == 1, reply.count == 3, let removed = reply[1]?.integer, let spelt = reply[2]?.string else { return nil }
+                return .applied(removed: removed > 0, spelt: spelt)
             })
         })
     }

@@ -184,9 +184,8 @@ package final class RedisMessageStore: MessageStore {
             completion(RedisReplies.tagged(result) { status, reply -> ReceiptOutcome? in
                 switch status {
                 case 0: return .unknown
-                case 2: return .repeated
                 default:
-                    guard reply.count == 4, let removed = reply[1]?.integer,
+                    guard status == 1, reply.count == 4, let removed = reply[1]?.integer,
                           let routing = reply[2]?.string.flatMap(Self.routing), let spelt = reply[3]?.string
                     else { return nil }
                     return .applied(removed: removed > 0, routing: routing, messageIdText: spelt)

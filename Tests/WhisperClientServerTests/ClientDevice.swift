@@ -104,6 +104,13 @@ final class CountingTransport: ClientTransport, @unchecked Sendable {
         set { lock.withLock { breakType = newValue } }
     }
     private var breakType: String?
+    /// When set, a frame of this type is lost with its connection (the receive reports a close
+    /// without a Close frame instead of it), once: a reply the server sent just before it died.
+    var loseNext: String? {
+        get { lock.withLock { loseType } }
+        set { lock.withLock { loseType = newValue } }
+    }
+    private var loseType: String?
 
     init(_ inner: SocketTransport) { self.inner = inner }
 
@@ -111,16 +118,25 @@ final class CountingTransport: ClientTransport, @unchecked Sendable {
     /// Every message as it came off the socket, duplicates included.
     var arrivals: [String] { lock.withLock { arrived } }
 
-    /// Records the messages in `text`; true when the connection should break after it.
-    fileprivate func tap(_ text: [UInt8]) -> Bool {
-        guard let frame = try? JSONParser.parse(text) else { return false }
-        let breaks = lock.withLock {
-            guard let type = breakType, frame["type"]?.stringValue == type else { return false }
+    /// What becomes of a received frame: handed over, handed over with the connection
+    /// breaking after it (`breakAfter`), or lost with the connection (`loseNext`).
+    fileprivate enum Fate { case pass, breakAfter, lose }
+
+    /// Records the messages in `text` (unless it is lost) and decides its fate.
+    fileprivate func tap(_ text: [UInt8]) -> Fate {
+        guard let frame = try? JSONParser.parse(text) else { return .pass }
+        let type = frame["type"]?.stringValue
+        let fate: Fate = lock.withLock {
+            if let lost = loseType, type == lost {
+                loseType = nil
+                return .lose
+            }
+            guard let broken = breakType, type == broken else { return .pass }
             breakType = nil
-            return true
+            return .breakAfter
         }
-        defer { record(frame) }
-        return breaks
+        if fate != .lose { record(frame) }
+        return fate
     }
 
     private func record(_ frame: JSONValue) {
@@ -169,7 +185,14 @@ private final class TappedConnection: ClientConnection {
             return .closed(code: nil, reason: [])
         }
         let event = try inner.receive(timeoutMillis: timeoutMillis)
-        if case .text(let bytes) = event { broken = transport.tap(bytes) }
+        guard case .text(let bytes) = event else { return event }
+        switch transport.tap(bytes) {
+        case .pass: break
+        case .breakAfter: broken = true
+        case .lose:
+            inner.close()
+            return .closed(code: nil, reason: [])
+        }
         return event
     }
 

@@ -110,6 +110,32 @@ import WhisperTesting
         #expect(alice.delivered.contains(first))
     }
 
+    /// A server that applied Bob's receipt and died before its answer left (and maybe before
+    /// Alice's notice did): the message is out of the queue, so only Bob's owed receipt, sent
+    /// again after the reconnect — by a restarted process, from its home folder — tells Alice.
+    @Test func aReceiptWhoseAnswerIsLost_isSentAgainAfterTheReconnect_andTellsTheSenderAgain() async throws {
+        let server = try await TestServer()
+        defer { server.stop() }
+        let alice = try ClientDevice.online(server), bob = try ClientDevice.online(server)
+        let bobId = try bob.id
+        bob.session.disconnect()
+        let sent = try alice.session.send(text: "one", to: bobId)
+        bob.transport.loseNext = "receipt_accepted"
+        #expect(throws: ClientError.self) { try bob.session.connect() }
+        #expect(bob.messages.map(\.text) == ["one"], "stored before the receipt")
+        try alice.pump { alice.delivered.contains(sent) }
+
+        try bob.restart()
+        try bob.session.connect()
+        try alice.pump { alice.delivered.filter { $0 == sent }.count == 2 }
+        #expect(bob.messages.count == 1 && bob.transport.arrivals.count == 1, "the message did not come again")
+        // Answered this time: not owed any more.
+        try bob.restart()
+        try bob.session.connect()
+        try alice.idle(seconds: 0.5)
+        #expect(alice.delivered.filter { $0 == sent }.count == 2)
+    }
+
     @Test func aRevokedDevice_stopsWithTheRevocation_andDoesNotReconnect() async throws {
         let server = try await TestServer()
         defer { server.stop() }

@@ -95,8 +95,6 @@ import WhisperProtocol
         #expect(harness.receipt(receipt, as: harness.message.from).failure == .forbidden("from is not the session's whisperId"))
         harness.store.receiptOutcome = .unknown
         #expect(harness.receipt(receipt, as: recipient).failure == .notFound("unknown message"))
-        harness.store.receiptOutcome = .repeated
-        #expect(harness.receipt(receipt, as: recipient).isSuccess)
         #expect(harness.router.deliveries.isEmpty)
         // The store answers the id as the sender spelt it; the notification carries that spelling.
         let spelt = receipt.messageIdText.uppercased()

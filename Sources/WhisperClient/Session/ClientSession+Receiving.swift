@@ -116,9 +116,13 @@ extension ClientSession {
         try sendReceipt(messageId: messageId, to: from)
     }
 
-    /// `delivery_receipt`; `delivered` after storing (and again for a duplicate), `read` from `markRead`.
+    /// `delivery_receipt`; `delivered` after storing (and again for a duplicate), `read` from
+    /// `markRead`. Owed until answered: one whose answer is lost is sent again after the next
+    /// login (`sendOwedReceipts`).
     func sendReceipt(messageId: String, to sender: WhisperID, status: ReceiptStatus = .delivered) throws(ClientError) {
         guard let token = account.sessionToken, let me = account.whisperId else { throw .notConnected }
+        let receipt = OwedReceipts.Receipt(messageId: messageId, to: sender, status: status)
+        if owedReceipts.insert(receipt) { try owedReceipts.save(in: home) }
         let reply = try request {
             ClientFrames.deliveryReceipt(requestId: $0, token: token, messageId: messageId, from: me, to: sender, status: status,
                                          timestamp: clock())
@@ -127,6 +131,14 @@ extension ClientSession {
             _ = try expect("receipt_accepted", reply)
         } catch .server(code: "NOT_FOUND", _, _) {
             // Already gone from the queue (72 h): nothing left to acknowledge.
+        }
+        if owedReceipts.remove(receipt) { try owedReceipts.save(in: home) }
+    }
+
+    /// The receipts whose answers were lost with the last connection, oldest first.
+    func sendOwedReceipts() throws(ClientError) {
+        for receipt in owedReceipts.items {
+            try sendReceipt(messageId: receipt.messageId, to: receipt.to, status: receipt.status)
         }
     }
 }

@@ -7,8 +7,8 @@ import WhisperProtocol
 /// on the caller's thread (an app gives it a thread of its own) and the session is not shared
 /// between threads.
 ///
-/// On every (re)connect: open → `register_begin`/`register_proof` → kept events → every page
-/// of `fetch_pending` → the due outbox. Pushes that arrive while a request waits for its reply
+/// On every (re)connect: open → `register_begin`/`register_proof` → kept events → receipts
+/// whose answers were lost → every page of `fetch_pending` → the due outbox. Pushes that arrive while a request waits for its reply
 /// are queued and applied afterwards, in arrival order.
 public final class ClientSession {
     public static let platform = "ios"
@@ -25,6 +25,7 @@ public final class ClientSession {
     public internal(set) var outbox: Outbox
     var pinned: PinnedKeys
     var seen: SeenMessages
+    var owedReceipts: OwedReceipts
     var connection: (any ClientConnection)?
     var pushes: [JSONValue] = []
     var requestCounter = 0
@@ -49,6 +50,7 @@ public final class ClientSession {
         outbox = try Outbox.load(from: home)
         pinned = try PinnedKeys.load(from: home)
         seen = try SeenMessages.load(from: home)
+        owedReceipts = try OwedReceipts.load(from: home)
         if !home.exists(AccountState.fileName) { try account.save(in: home) }
     }
 
@@ -70,6 +72,7 @@ public final class ClientSession {
             guard let whisperId = account.whisperId else { throw ClientError.protocolViolation("no whisperId") }
             onEvent(.connected(whisperId))
             try applyPushes()
+            try sendOwedReceipts()
             try fetchPending()
             try flushOutbox()
         } catch {

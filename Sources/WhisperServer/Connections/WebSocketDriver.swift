@@ -70,10 +70,12 @@ final class WebSocketDriver: ConnectionDelegate {
     }
 
     /// Sends one text message (a JSON frame). Handed over (`consuming`), a frame's bytes become
-    /// the WebSocket frame in place (`WebSocketFrameEncoder.textMessage`).
-    func send(_ frame: consuming [UInt8]) {
-        guard !connection.isClosed, let encoded = state.sendText(frame) else { return }
-        connection.write(encoded)
+    /// the WebSocket frame in place (`WebSocketFrameEncoder.textMessage`). False when the
+    /// socket takes no more (closed, or closing: its close frame is already queued).
+    @discardableResult
+    func send(_ frame: consuming [UInt8]) -> Bool {
+        guard !connection.isClosed, let encoded = state.sendText(frame) else { return false }
+        return connection.write(encoded)
     }
 
     /// Starts the close handshake with `code` (1001 on drain, 4001/4003 on revocation).

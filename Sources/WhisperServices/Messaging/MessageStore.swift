@@ -112,11 +112,10 @@ public struct ReceiptApplication: Sendable {
 }
 
 public enum ReceiptOutcome: Sendable, Equatable {
-    /// Applied; `removed` when a `delivered` receipt took the message out of the queue.
-    /// The notification, with the id as the sender spelt it (`messageIdText`), was routed.
+    /// Applied; `removed` when a `delivered` receipt took the message out of the queue now
+    /// (false for a repeat). The notification, with the id as the sender spelt it
+    /// (`messageIdText`), was routed, for a repeat again.
     case applied(removed: Bool, routing: Routing, messageIdText: String)
-    /// A `delivered` receipt for a message already receipted: nothing changed, nothing sent.
-    case repeated
     /// No message (sender, recipient, messageId) is known.
     case unknown
 }

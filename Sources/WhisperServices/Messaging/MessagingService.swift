@@ -224,8 +224,6 @@ public final class MessagingService {
                 completion(.failure(.storage(error)))
             case .success(.unknown):
                 completion(.failure(.notFound("unknown message")))
-            case .success(.repeated):
-                completion(.success(()))
             case .success(.applied(let removed, let routing, let spelt)):
                 switch routing {
                 case .local(let route):
