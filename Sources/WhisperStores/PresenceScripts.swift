@@ -71,11 +71,11 @@ package enum PresenceScripts {
         case route, user
     }
 
-    /// A socket now holds the user's session: the route is set, the kept events taken, the
-    /// push coalescing window ends (the next thing queued after it wakes the user again) and
-    /// the `online` announcement decided. Returns {kept events oldest first (now forgotten),
-    /// the node of the route replaced ('' when none), 1 when calls are held for the user else
-    /// 0, decision}.
+    /// A socket now holds the user's session: the route is set, the kept events read (they stay
+    /// until `forgetEvents`, once written to the socket), the push coalescing window ends (the
+    /// next thing queued after it wakes the user again) and the `online` announcement decided.
+    /// Returns {kept events oldest first, the node of the route replaced ('' when none), 1 when
+    /// calls are held for the user else 0, decision}.
     package static let arrive = RedisScript(keys: ArriveKey.self, arguments: ArriveArgument.self, DecideSetting.self,
                                             prelude: decide, """
         local now = now_ms()
@@ -84,9 +84,28 @@ package enum PresenceScripts {
         redis.call('PEXPIRE', k_presence, a_recordTTL)
         redis.call('DEL', k_pushWake)
         local events = redis.call('LRANGE', k_events, 0, -1)
-        if #events > 0 then redis.call('DEL', k_events) end
         return {events, old and string.match(old, '^([^:]+):') or '', redis.call('EXISTS', k_held),
                 decide(a_user, k_route, k_presence, k_peers, k_blocked, now, 0)}
+        """)
+
+    package enum ForgetEventsKey: String, ScriptNames {
+        /// `events:{user}`.
+        case events
+    }
+
+    package enum ForgetEventsArgument: String, ScriptNames {
+        /// How many were written, and the first of them.
+        case count, first
+    }
+
+    /// The kept events `arrive` read were written to the socket: they go, unless the queue no
+    /// longer starts with them (another login's socket took them, or the queue overflowed):
+    /// then they stay, and a later login may get one again rather than nobody. Events kept
+    /// meanwhile were pushed behind them and stay. Returns 1 if forgotten, else 0.
+    package static let forgetEvents = RedisScript(keys: ForgetEventsKey.self, arguments: ForgetEventsArgument.self, """
+        if redis.call('LINDEX', k_events, 0) ~= a_first then return 0 end
+        redis.call('LTRIM', k_events, tonumber(a_count), -1)
+        return 1
         """)
 
     package enum LeaveArgument: String, ScriptNames {

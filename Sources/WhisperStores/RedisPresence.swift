@@ -59,7 +59,7 @@ package final class RedisPresence: PresenceStore {
     }
 
     /// `user` is now held by the socket at `route`: routes go there from now on. Answers the
-    /// events kept while the user was offline, oldest first (they are forgotten in Redis),
+    /// events kept while the user was offline, oldest first (kept in Redis until `forgetEvents`),
     /// the `online` announcement if one was made now, and whether calls are held for the user.
     package func online(_ user: WhisperID, at route: LiveRoute, completion: @escaping StoreCompletion<PresenceArrival>) {
         // The node is listed in `nodes` before it holds anyone (a node that dies before its
@@ -107,6 +107,18 @@ package final class RedisPresence: PresenceStore {
                 }
             }
         }
+    }
+
+    package func forgetEvents(_ user: WhisperID, _ events: [[UInt8]], completion: @escaping StoreCompletion<Void>) {
+        guard let first = events.first else { return completion(.success(())) }
+        let call = RedisScriptCall(PresenceScripts.forgetEvents, keys: { (_: PresenceScripts.ForgetEventsKey) in keys.events(user) },
+                                   arguments: { (name: PresenceScripts.ForgetEventsArgument) in
+            switch name {
+            case .count: RedisMessageStore.text(Int64(events.count))
+            case .first: first
+            }
+        })
+        redis.evalScript(call) { result in completion(RedisReplies.value(result).map { _ in () }) }
     }
 
     /// The socket at `route` no longer holds `user` (unless a newer socket took over); the

@@ -32,6 +32,15 @@ import WhisperTesting
         let arrival = try await cluster.loop.result { done in presence.store.online(user, at: route, completion: done) }
         #expect(arrival.events == [Array("kept".utf8)])
         #expect(!arrival.hasHeldCalls)
+        // Read, not taken: the events stay until they were written to the socket; one kept
+        // meanwhile stays after that, and forgetting them again (another login's) changes nothing.
+        try await cluster.command(["RPUSH", cluster.keys.events(user), "later"])
+        let queue = { try await cluster.command(["LRANGE", cluster.keys.events(user), 0, -1]).array?.compactMap(\.string) }
+        #expect(try await queue() == ["kept", "later"])
+        for _ in 0..<2 {
+            try await cluster.loop.result { done in presence.store.forgetEvents(user, arrival.events, completion: done) }
+            #expect(try await queue() == ["later"])
+        }
         let announcement = try #require(arrival.announcement)
         #expect(announcement.peers.map(\.user) == [here])
         #expect(announcement.peers.map(\.route) == [LiveRoute(node: cluster.node, loop: 0, connection: 5)])

@@ -19,9 +19,14 @@ import WhisperProtocol
         let sink = MemoryLogSink()
         lazy var service = PresenceService(store: store, calls: calls, router: router, log: Log(level: .debug, sink: sink))
 
+        /// The frames, after which the caller reports them written.
         func cameOnline() -> [String]? {
             var frames: [[UInt8]]?
-            service.cameOnline(PresenceServiceTests.alice, at: PresenceServiceTests.here) { frames = $0 }
+            service.cameOnline(PresenceServiceTests.alice, at: PresenceServiceTests.here) { sent, written in
+                frames = sent
+                #expect(self.store.forgotten.isEmpty, "nothing is forgotten before it was written")
+                written()
+            }
             return frames?.map { String(decoding: $0, as: UTF8.self) }
         }
     }
@@ -32,6 +37,8 @@ import WhisperProtocol
                                                          announcement: Self.online, hasHeldCalls: true))
         harness.calls.offers = .success([Array("offer".utf8), Array("ice".utf8)])
         #expect(harness.cameOnline() == ["e1", "e2", "offer", "ice"])
+        #expect(harness.store.forgotten.map(\.user) == [Self.alice], "the kept events, not the offers, once written")
+        #expect(harness.store.forgotten.first?.events == [Array("e1".utf8), Array("e2".utf8)])
         #expect(harness.store.onlines.map(\.user) == [Self.alice] && harness.store.onlines.map(\.route) == [Self.here])
         #expect(harness.router.deliveries.map(\.user) == [Self.bob])
         #expect(harness.router.deliveries.first?.route == Self.bobRoute && harness.router.deliveries.first?.kind == .signal)
@@ -52,6 +59,7 @@ import WhisperProtocol
         // The store could not say whether calls ring: they are asked for anyway.
         #expect(failedStore.cameOnline() == ["offer"])
         #expect(failedStore.sink.lines.contains { $0.contains("presence_online_failed") })
+        #expect(failedStore.store.forgotten.isEmpty)
 
         let failedCalls = Harness()
         failedCalls.store.arrival = .success(PresenceArrival(events: [Array("e1".utf8)], announcement: nil, hasHeldCalls: true))
@@ -90,6 +98,7 @@ final class FakePresenceStore: PresenceStore {
     var departure: Result<PresenceAnnouncement?, StoreError> = .success(nil)
     var swept: Result<[PresenceAnnouncement], StoreError> = .success([])
     var onlines: [(user: WhisperID, route: LiveRoute)] = []
+    var forgotten: [(user: WhisperID, events: [[UInt8]])] = []
 
     func online(_ user: WhisperID, at route: LiveRoute, completion: @escaping StoreCompletion<PresenceArrival>) {
         onlines.append((user, route))
@@ -98,6 +107,11 @@ final class FakePresenceStore: PresenceStore {
 
     func offline(_ user: WhisperID, at route: LiveRoute, completion: @escaping StoreCompletion<PresenceAnnouncement?>) {
         completion(departure)
+    }
+
+    func forgetEvents(_ user: WhisperID, _ events: [[UInt8]], completion: @escaping StoreCompletion<Void>) {
+        forgotten.append((user, events))
+        completion(.success(()))
     }
 
     func sweep(completion: @escaping StoreCompletion<[PresenceAnnouncement]>) { completion(swept) }

@@ -16,9 +16,16 @@ extension LoopContext {
     /// frames (a login's ack); `then` runs after them.
     func cameOnline(_ socket: WebSocketDriver, as whisperId: WhisperID, beforeKept: @escaping () -> Void = {},
                     then: @escaping () -> Void) {
-        presence.cameOnline(whisperId, at: route(of: socket)) { frames in
+        presence.cameOnline(whisperId, at: route(of: socket)) { [loop] frames, written in
             beforeKept()
-            for frame in frames { socket.send(frame) }
+            var all = true
+            for frame in frames {
+                if !socket.send(frame) { all = false }
+            }
+            // Forgotten in Redis only once they left for the socket: the loop flushes its
+            // sockets before the next iteration runs its timers. One the socket did not take
+            // (it is closing) stays for the next login.
+            if all { _ = loop.schedule(afterNanoseconds: 0, written) }
             then()
         }
     }

@@ -7,8 +7,8 @@ import WhisperProtocol
 /// `cameOnline` (a socket now holds the user, after its `register_ack`): one store step makes the
 /// socket the user's route, hands over the events kept while it was offline and announces
 /// `online` when due; then, only if calls ring for the user, their offers (docs/protocol.md
-/// "Calls"). The socket is sent the events first, in order, then the offers. A failed step is
-/// logged and skipped: the login stands.
+/// "Calls"). The socket is sent the events first, in order, then the offers; the events are
+/// forgotten once written. A failed step is logged and skipped: the login stands.
 /// `wentOffline` (logout, revocation, close, idle timeout, another login): the route is withdrawn
 /// unless a newer socket took it over, and `offline` is announced once the grace period has
 /// passed — by this call when the grace is zero, else by a sweep.
@@ -31,8 +31,11 @@ public final class PresenceService {
         self.log = log
     }
 
-    /// Answers the frames for the socket, in order (maybe none).
-    public func cameOnline(_ user: WhisperID, at route: LiveRoute, completion: @escaping ([[UInt8]]) -> Void) {
+    /// Answers the frames for the socket, in order (maybe none), and `written`, which the caller
+    /// runs once they have all left for the socket: only then are the kept events forgotten, so
+    /// a node that dies in between leaves them for the next login.
+    public func cameOnline(_ user: WhisperID, at route: LiveRoute,
+                           completion: @escaping (_ frames: [[UInt8]], _ written: @escaping () -> Void) -> Void) {
         store.online(user, at: route) { [self] result in
             var frames: [[UInt8]] = []
             switch result {
@@ -40,12 +43,13 @@ public final class PresenceService {
                 frames = arrival.events
                 arrival.announcement.map(announce)
                 // Nothing rings for the user: no second step (most logins).
-                guard arrival.hasHeldCalls else { return completion(frames) }
+                guard arrival.hasHeldCalls else { return completion(frames, forgetting(arrival.events, of: user)) }
             case .failure(let error):
                 log.warn("presence_online_failed", connId: route.connection, whisperId: user.string,
                          ["reason": .string(error.description)])
             }
-            calls.heldCalls(for: user) { [log] result in
+            let kept = frames
+            calls.heldCalls(for: user) { [self] result in
                 switch result {
                 case .success(let offers):
                     frames += offers
@@ -53,7 +57,19 @@ public final class PresenceService {
                     log.warn("held_calls_failed", connId: route.connection, whisperId: user.string,
                              ["reason": .string(error.logReason)])
                 }
-                completion(frames)
+                completion(frames, forgetting(kept, of: user))
+            }
+        }
+    }
+
+    /// What `cameOnline`'s caller runs once the frames were written.
+    private func forgetting(_ events: [[UInt8]], of user: WhisperID) -> () -> Void {
+        guard !events.isEmpty else { return {} }
+        return { [store, log] in
+            store.forgetEvents(user, events) { result in
+                if case .failure(let error) = result {
+                    log.warn("kept_events_forget_failed", whisperId: user.string, ["reason": .string(error.description)])
+                }
             }
         }
     }

@@ -14,7 +14,8 @@ public struct PresenceAnnouncement: Sendable {
 
 /// What the store found when a socket came to hold a user.
 public struct PresenceArrival: Sendable {
-    /// Events kept while the user was offline, oldest first (now forgotten by the store).
+    /// Events kept while the user was offline, oldest first (the store keeps them until
+    /// `forgetEvents`).
     public let events: [[UInt8]]
     /// The `online` announcement, if one was made now.
     public let announcement: PresenceAnnouncement?
@@ -33,6 +34,9 @@ public struct PresenceArrival: Sendable {
 public protocol PresenceStore: AnyObject {
     /// The socket at `route` now holds `user`; also announces `online` when due.
     func online(_ user: WhisperID, at route: LiveRoute, completion: @escaping StoreCompletion<PresenceArrival>)
+    /// The kept `events` of `online` were written to the socket: the store forgets them (unless
+    /// its queue no longer starts with them; then a later login may get them again).
+    func forgetEvents(_ user: WhisperID, _ events: [[UInt8]], completion: @escaping StoreCompletion<Void>)
     /// The socket at `route` let go of `user` (unless a newer socket took over); announces
     /// `offline` now when the grace period is zero, else a sweep does later.
     func offline(_ user: WhisperID, at route: LiveRoute, completion: @escaping StoreCompletion<PresenceAnnouncement?>)
