@@ -136,6 +136,24 @@ import WhisperTesting
         #expect(alice.delivered.filter { $0 == sent }.count == 2)
     }
 
+    /// Owed receipts the server refuses for good (a malformed id: `INVALID_PAYLOAD`; a message
+    /// long gone: `NOT_FOUND`) are dropped and do not stop the connect.
+    @Test func owedReceiptsRefusedForGood_areDropped_andTheConnectStands() async throws {
+        let server = try await TestServer()
+        defer { server.stop() }
+        let alice = try ClientDevice.online(server), bob = try ClientDevice.online(server)
+        let aliceId = try alice.id.string
+        bob.session.disconnect()
+        let file = bob.homePath + "/owed-receipts.json"
+        let owed = #"{"receipts":[{"messageId":"not-a-uuid","to":"\#(aliceId)","status":"delivered"},"#
+            + #"{"messageId":"\#(UUID().uuidString.lowercased())","to":"\#(aliceId)","status":"read"}]}"#
+        try owed.write(toFile: file, atomically: true, encoding: .utf8)
+        try bob.restart()
+        try bob.session.connect()
+        #expect(bob.session.isConnected)
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == #"{"receipts":[]}"#)
+    }
+
     @Test func aRevokedDevice_stopsWithTheRevocation_andDoesNotReconnect() async throws {
         let server = try await TestServer()
         defer { server.stop() }

@@ -118,27 +118,40 @@ extension ClientSession {
 
     /// `delivery_receipt`; `delivered` after storing (and again for a duplicate), `read` from
     /// `markRead`. Owed until answered: one whose answer is lost is sent again after the next
-    /// login (`sendOwedReceipts`).
+    /// login (`sendOwedReceipts`); one refused for good is not (`NOT_FOUND`, already gone after
+    /// 72 h, is no failure).
     func sendReceipt(messageId: String, to sender: WhisperID, status: ReceiptStatus = .delivered) throws(ClientError) {
         guard let token = account.sessionToken, let me = account.whisperId else { throw .notConnected }
         let receipt = OwedReceipts.Receipt(messageId: messageId, to: sender, status: status)
         if owedReceipts.insert(receipt) { try owedReceipts.save(in: home) }
-        let reply = try request {
-            ClientFrames.deliveryReceipt(requestId: $0, token: token, messageId: messageId, from: me, to: sender, status: status,
-                                         timestamp: clock())
-        }
         do {
-            _ = try expect("receipt_accepted", reply)
-        } catch .server(code: "NOT_FOUND", _, _) {
-            // Already gone from the queue (72 h): nothing left to acknowledge.
+            _ = try expect("receipt_accepted", try request {
+                ClientFrames.deliveryReceipt(requestId: $0, token: token, messageId: messageId, from: me, to: sender, status: status,
+                                             timestamp: clock())
+            })
+        } catch .server(let code, let message, let retryAfter) where !Self.isTransient(code) {
+            if owedReceipts.remove(receipt) { try owedReceipts.save(in: home) }
+            guard code == "NOT_FOUND" else { throw .server(code: code, message: message, retryAfterMillis: retryAfter) }
+            return
         }
         if owedReceipts.remove(receipt) { try owedReceipts.save(in: home) }
     }
 
-    /// The receipts whose answers were lost with the last connection, oldest first.
+    /// A refusal that a later try may not get (the server's storage, a rate limit, a session
+    /// that died): the receipt stays owed.
+    static func isTransient(_ code: String) -> Bool {
+        code == "INTERNAL_ERROR" || code == "RATE_LIMITED" || code == "NOT_REGISTERED"
+    }
+
+    /// The receipts whose answers were lost with an earlier connection, oldest first. One the
+    /// server now refuses for good is dropped (`sendReceipt`) without failing the connect.
     func sendOwedReceipts() throws(ClientError) {
         for receipt in owedReceipts.items {
-            try sendReceipt(messageId: receipt.messageId, to: receipt.to, status: receipt.status)
+            do {
+                try sendReceipt(messageId: receipt.messageId, to: receipt.to, status: receipt.status)
+            } catch .server(let code, _, _) where !Self.isTransient(code) {
+                continue
+            }
         }
     }
 }

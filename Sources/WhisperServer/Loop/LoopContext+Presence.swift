@@ -22,10 +22,10 @@ extension LoopContext {
             for frame in frames {
                 if !socket.send(frame) { all = false }
             }
-            // Forgotten in Redis only once they left for the socket: the loop flushes its
-            // sockets before the next iteration runs its timers. One the socket did not take
-            // (it is closing) stays for the next login.
-            if all { _ = loop.schedule(afterNanoseconds: 0, written) }
+            // Forgotten in Redis only once they left for the socket: a timer due after this
+            // iteration began runs in a later one, after this one flushed its sockets. One the
+            // socket did not take (it is closing) stays for the next login.
+            if all { _ = loop.schedule(afterNanoseconds: 1, written) }
             then()
         }
     }
