@@ -225,6 +225,16 @@ import WhisperProtocol
             == "WHISPER_WS_PING_INTERVAL_SECONDS: must be less than WHISPER_WS_IDLE_TIMEOUT_SECONDS (30), got 30")
     }
 
+    /// The listeners use SO_REUSEPORT: the same port twice would bind, and split connections.
+    @Test func publicAndAdmin_mayNotShareAPort() throws {
+        let error = configError(["WHISPER_PUBLIC_ADDR": "0.0.0.0:7000", "WHISPER_ADMIN_ADDR": "127.0.0.1:7000"])
+        #expect(error?.description == "WHISPER_ADMIN_ADDR: must not share a port with WHISPER_PUBLIC_ADDR (0.0.0.0:7000), got 127.0.0.1:7000")
+        #expect(configError(["WHISPER_PUBLIC_ADDR": "127.0.0.1:7000", "WHISPER_ADMIN_ADDR": "127.0.0.1:7000"]) != nil)
+        // Two distinct hosts may use one port, and port 0 twice is two ephemeral ports.
+        #expect(try loadConfig(["WHISPER_PUBLIC_ADDR": "10.0.0.5:7000", "WHISPER_ADMIN_ADDR": "127.0.0.1:7000"]).adminAddress.port == 7000)
+        #expect(try loadConfig(["WHISPER_PUBLIC_ADDR": "127.0.0.1:0", "WHISPER_ADMIN_ADDR": "127.0.0.1:0"]).adminAddress.port == 0)
+    }
+
     @Test func shortIdleTimeout_alone_lowersThePingDefault() throws {
         let config = try loadConfig(["WHISPER_WS_IDLE_TIMEOUT_SECONDS": "6"])
         #expect(config.limits.webSocketPingIntervalSeconds == 2)

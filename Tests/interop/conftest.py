@@ -23,7 +23,7 @@ import urllib.request
 
 import pytest
 
-from helpers import free_port
+from helpers import free_ports
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 START_TIMEOUT = float(os.environ.get("WHISPER_INTEROP_START_TIMEOUT", "60"))
@@ -39,8 +39,8 @@ class Server:
         self.binary = binary
         self.name = name
         self.echo = echo
-        self.public_port = free_port()
-        self.admin_port = free_port()
+        # Two ports at once: one after the other, the kernel may hand out the same one twice.
+        self.public_port, self.admin_port = free_ports(2)
         self.log_path = log_dir / f"{name}.stdout.log"  # JSON log lines (docs/operations.md "Logs")
         self.stderr_path = log_dir / f"{name}.stderr.log"
         self.admin_token = secrets.token_hex(16)

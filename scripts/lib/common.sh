@@ -26,11 +26,17 @@ as_root() {
 
 # free_port: print a TCP port on 127.0.0.1 that the kernel says is free right now.
 free_port() {
-  python3 -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])
-s.close()'
+  free_ports 1
+}
+
+# free_ports N: N distinct free ports on one line; every socket stays bound until all were
+# chosen (one after the other, the kernel may hand out the same port twice).
+free_ports() {
+  python3 -c 'import socket, sys
+socks = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in socks: s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in socks))
+for s in socks: s.close()' "$1"
 }
 
 # wait_until SECONDS DESCRIPTION CMD...: retry CMD every 0.2 s until it succeeds or time runs out.

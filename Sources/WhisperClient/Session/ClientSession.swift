@@ -8,8 +8,9 @@ import WhisperProtocol
 /// between threads.
 ///
 /// On every (re)connect: open → `register_begin`/`register_proof` → kept events → receipts
-/// whose answers were lost → every page of `fetch_pending` → the due outbox. Pushes that arrive while a request waits for its reply
-/// are queued and applied afterwards, in arrival order.
+/// whose answers were lost → every page of `fetch_pending` → the due outbox. Pushes that
+/// arrive while a request waits for its reply are queued and applied afterwards, in arrival
+/// order.
 public final class ClientSession {
     public static let platform = "ios"
     /// A reply later than this counts as a lost connection.

@@ -2,8 +2,8 @@ import WhisperProtocol
 
 /// Receipts sent but not yet answered (`owed-receipts.json`). The server may have applied one
 /// and died before the sender's `message_delivered` left, and the message is then gone from the
-/// queue, so nothing would bring it back: each is sent again after the next login until a
-/// `receipt_accepted` (or `NOT_FOUND`) answers it (docs/protocol.md "delivery_receipt").
+/// queue, so nothing would bring it back: each is sent again after the next login until it is
+/// answered or refused for good (`ClientSession.sendReceipt`; docs/client.md "Receiving").
 struct OwedReceipts {
     static let fileName = "owed-receipts.json"
 

@@ -248,6 +248,12 @@ public struct ServerConfig: Sendable {
 
     /// Rules that relate two settings.
     private func checkConsistency() throws(ConfigError) {
+        // The listeners bind with SO_REUSEPORT (one socket per loop), so a second bind of the
+        // same port succeeds and the kernel would split connections between the two listeners.
+        if publicAddress.port != 0, publicAddress.port == adminAddress.port, publicAddress.overlaps(adminAddress) {
+            throw .conflict(variable: "WHISPER_ADMIN_ADDR",
+                            reason: "must not share a port with WHISPER_PUBLIC_ADDR (\(publicAddress)), got \(adminAddress)")
+        }
         let ping = limits.webSocketPingIntervalSeconds, idle = limits.webSocketIdleTimeoutSeconds
         if ping >= idle {
             throw .conflict(variable: "WHISPER_WS_PING_INTERVAL_SECONDS",

@@ -13,6 +13,14 @@ public struct SocketAddressSpec: Sendable, Hashable, CustomStringConvertible {
     /// True when `host` is an IPv6 literal (it was written in brackets).
     public var isIPv6: Bool { host.contains(":") }
 
+    /// Whether the two hosts can receive the same connections: the same host, or either one
+    /// a wildcard (`0.0.0.0`, `::`). Ports are not compared.
+    public func overlaps(_ other: SocketAddressSpec) -> Bool {
+        host == other.host || isWildcard || other.isWildcard
+    }
+
+    private var isWildcard: Bool { host == "0.0.0.0" || host == "::" }
+
     /// `host:port`, with IPv6 hosts in brackets, so that it parses back to the same value.
     public var description: String { isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
