@@ -22,11 +22,15 @@ struct ChargeSubjects {
         self.others = others
     }
 
-    /// `id:<user>`, compared without building it.
+    /// `id:<user>`, compared without building it (as contiguous bytes: this runs per bucket of
+    /// every message).
     private static func isUser(_ subject: String, _ user: WhisperID) -> Bool {
-        let id = user.string.utf8
-        let subject = subject.utf8
-        return subject.count == id.count + 3 && subject.starts(with: "id:".utf8) && subject.dropFirst(3).elementsEqual(id)
+        var subject = subject, id = user.string
+        return subject.withUTF8 { subject in
+            id.withUTF8 { id in
+                subject.count == id.count + 3 && subject.starts(with: "id:".utf8) && subject.dropFirst(3).elementsEqual(id)
+            }
+        }
     }
 
     /// Whether `bucket` is `subject`'s; nil names the user's own.

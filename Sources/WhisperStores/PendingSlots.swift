@@ -21,7 +21,7 @@ package enum PendingSlots {
         var number = 0
         while found < RedisSlot.count {
             let tag = String(number, radix: 36)
-            let slot = RedisSlot.of(Array(tag.utf8))
+            let slot = RedisSlot.of(tag)
             if tags[slot] == nil {
                 tags[slot] = tag
                 found += 1
@@ -32,7 +32,7 @@ package enum PendingSlots {
     }()
 
     /// The slot of `user`'s keys (`pending:{<wid>}` and its family).
-    package static func slot(of user: WhisperID) -> Int { RedisSlot.of(user.string.utf8) }
+    package static func slot(of user: WhisperID) -> Int { RedisSlot.of(user.string) }
 }
 
 extension RedisKeys {

@@ -49,12 +49,13 @@ extension RedisMessageStore {
             }
             subjects.writeLimits(of: nil, into: &command)
         })
-        redis.evalScript(senderCall, retryOnce: true, reading: { charges.step(Self.charged($0, limited: AcceptOutcome.rateLimited)) })
+        // One reader for every charge step: they all answer alike.
+        let charged: (Result<RedisReply, RedisError>) -> Void = { charges.step(Self.charged($0, limited: AcceptOutcome.rateLimited)) }
+        redis.evalScript(senderCall, retryOnce: true, reading: charged)
         for subject in subjects.others {
             Self.chargeSubject(redis, keys, subject, of: subjects, nonce: message.rateLimit.nonce,
-                               group: message.group.map { ($0.groupId, message.messageId) }, markTTLMillis: settings.pendingTTLMillis) {
-                charges.step(Self.charged($0, limited: AcceptOutcome.rateLimited))
-            }
+                               group: message.group.map { ($0.groupId, message.messageId) }, markTTLMillis: settings.pendingTTLMillis,
+                               completion: charged)
         }
         if let group = message.group {
             var command = RedisCommand(capacity: 96)
@@ -106,29 +107,32 @@ extension RedisMessageStore {
                 }
             }
         })
-        // Routed like the single script routes: another node's socket gets the frame by publish.
-        let route: (_ outcome: AcceptOutcome, _ remote: LiveRoute?) -> Void = { [self] outcome, remote in
-            guard let remote else { return completion(.success(outcome)) }
-            router.publish(MessageFrames.messageReceived(deliveryPayload: message.deliveryPayload), to: message.to, at: remote,
-                           kind: "m", receivedAtMicros: message.receivedAtMicros) { [self] received in
-                if received { return completion(.success(outcome)) }
-                claimWake(message) { woke in completion(.success(Self.offline(outcome, wakeClaimed: woke))) }
-            }
-        }
         guard let replicaWait else {
             return redis.evalScript(call, retryOnce: true, reading: { [self] result in
                 switch recipientOutcome(result) {
-                case .success(let stored): route(stored.outcome, stored.remote)
+                case .success(let stored): route(message, stored.outcome, to: stored.remote, completion: completion)
                 case .failure(let error): completion(.failure(error))
                 }
             })
         }
-        redis.evalScript(call, retryOnce: true, then: replicaWait, reading: recipientOutcome) { stored, replicas in
+        redis.evalScript(call, retryOnce: true, then: replicaWait, reading: recipientOutcome) { [self] stored, replicas in
             switch stored {
             case .success(let stored):
-                route(Self.confirmed(stored.outcome, replicas: replicas, wanted: replicaWait.replicas), stored.remote)
+                route(message, Self.confirmed(stored.outcome, replicas: replicas, wanted: replicaWait.replicas), to: stored.remote,
+                      completion: completion)
             case .failure(let error): completion(.failure(error))
             }
+        }
+    }
+
+    /// Routed like the single script routes: another node's socket gets the frame by publish.
+    private func route(_ message: MessageAcceptance, _ outcome: AcceptOutcome, to remote: LiveRoute?,
+                       completion: @escaping StoreCompletion<AcceptOutcome>) {
+        guard let remote else { return completion(.success(outcome)) }
+        router.publish(MessageFrames.messageReceived(deliveryPayload: message.deliveryPayload), to: message.to, at: remote,
+                       kind: "m", receivedAtMicros: message.receivedAtMicros) { [self] received in
+            if received { return completion(.success(outcome)) }
+            claimWake(message) { woke in completion(.success(Self.offline(outcome, wakeClaimed: woke))) }
         }
     }
 
@@ -181,7 +185,10 @@ extension RedisMessageStore {
             case .failure(let error): completion(.failure(error))
             case .success(.unknown): completion(.success(.unknown))
             case .success(.applied(let removed, let spelt)):
-                let frame = receipt.notification.head + Array(spelt.utf8) + receipt.notification.tail
+                var frame = receipt.notification.head
+                frame.reserveCapacity(frame.count + spelt.utf8.count + receipt.notification.tail.count)
+                frame.append(contentsOf: spelt.utf8)
+                frame.append(contentsOf: receipt.notification.tail)
                 router.deliverEvent(frame, to: receipt.sender) { routing in
                     completion(routing.map { .applied(removed: removed, routing: $0, messageIdText: spelt) })
                 }

@@ -57,6 +57,26 @@ struct RedisClusterTests {
         }
     }
 
+    @Test func scriptFlushedOnEveryPrimary_theNextCallFallsBackToEVAL_onEachShard() async throws {
+        let cluster = try await RedisClusterFixture.connect()
+        defer { cluster.close() }
+        let script = RedisScript(source: "-- \(cluster.prefix)\nreturn redis.call('INCRBY', KEYS[1], ARGV[1])")
+        let tags = cluster.tagsOnEveryPrimary(try await cluster.map())
+        for (tag, _) in tags {
+            let key = [UInt8](cluster.key(tag).utf8)
+            #expect(try await cluster.client.evalScript(script, keys: [key], arguments: [Array("5".utf8)]) == .integer(5))
+        }
+        // Each connection believes the script loaded; every primary has forgotten it.
+        for (_, primary) in tags { #expect(try await redisCLI(primary, ["SCRIPT", "FLUSH"]) == "OK") }
+        for (tag, primary) in tags {
+            let key = [UInt8](cluster.key(tag).utf8)
+            #expect(try await cluster.client.evalScript(script, keys: [key], arguments: [Array("1".utf8)]) == .integer(6), "\(tag)")
+            // The EVAL cached it again on that primary.
+            #expect(try await redisCLI(primary, ["SCRIPT", "EXISTS", script.sha1]) == "1")
+            _ = try await cluster.client.send([Array("DEL".utf8), key])
+        }
+    }
+
     @Test func scriptWithKeysInTwoSlots_isRefusedBeforeSending() async throws {
         let cluster = try await RedisClusterFixture.connect()
         defer { cluster.close() }

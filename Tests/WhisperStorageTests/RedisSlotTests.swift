@@ -30,6 +30,18 @@ struct RedisSlotTests {
         #expect(String(decoding: RedisSlot.hashed(Array("}foo{".utf8)), as: UTF8.self) == "}foo{")
     }
 
+    @Test func everyFormOfAKey_findsTheSameSlot() {
+        for key in ["foo", "{user1000}.following", "foo{}{bar}", "foo{{bar}}zap", "}foo{", "", "ümlaut{ü}", "pending:{ABCDEFGH23}"] {
+            let bytes = Array(key.utf8)
+            let slot = RedisSlot.of(key)
+            #expect(RedisSlot.of(bytes) == slot, "\(key)")
+            #expect(RedisSlot.of(bytes[...]) == slot, "\(key)")
+            #expect(RedisSlot.of(([0x2A] + bytes).dropFirst()) == slot, "\(key): a slice not starting at 0")
+            #expect(RedisSlot.of(key.utf8) == slot, "\(key): the generic form")
+            #expect(slot == Int(RedisSlot.crc16(RedisSlot.hashed(bytes)) & 0x3FFF), "\(key)")
+        }
+    }
+
     /// Values `CLUSTER KEYSLOT` gives on Redis 7 (also checked against a live node in
     /// RedisClusterTests).
     @Test func knownSlots() {

@@ -124,15 +124,14 @@ public final class RedisClient: @unchecked Sendable {
         }
     }
 
-    /// A command already in RESP; scripts only (no pub/sub check needed). In cluster mode it is
-    /// routed by its slot, and `retryOnce` lets the cluster retry it within its window.
-    /// A `trailer` goes right behind it on the same connection (cluster: to the same node, again
-    /// with it after a redirect); it is only sent when the command was.
-    /// `script`: the one an `EVALSHA` runs (`RedisConnection.prepare`).
+    /// A command already in RESP (checked by the caller). In cluster mode it is routed by its
+    /// slot, and `retryOnce` lets the cluster retry it within its window.
+    /// A `trailer` goes right behind it on the same connection; it is only sent when the
+    /// command was. `script`: the one an `EVALSHA` runs (`RedisConnection.prepare`).
     private func send(encoded command: ArraySlice<UInt8>, script: RedisScript? = nil, retryOnce: Bool = false,
                       trailer: RedisTrailer? = nil, _ completion: @escaping (Result<RedisReply, RedisError>) -> Void) {
         assert(loop.inEventLoop, "RedisClient.send must run on its loop")
-        if let cluster { return cluster.send(encoded: command, script: script, retrySafe: retryOnce, trailer: trailer, completion) }
+        if let cluster { return cluster.send(encoded: command, retrySafe: retryOnce, trailer: trailer, completion) }
         guard let connection = link?.ready, script.map(connection.prepare) ?? true,
               connection.send(encoded: command, completion) else {
             fail(completion, .disconnected)
@@ -183,9 +182,11 @@ public final class RedisClient: @unchecked Sendable {
         }
     }
 
-    /// EVALSHA, then EVAL after `NOSCRIPT`; `waiting` sends its `WAIT` behind each.
+    /// EVALSHA, then EVAL after `NOSCRIPT`; `waiting` sends its `WAIT` behind each. A cluster
+    /// does both itself, across redirects and retries.
     private func run(_ call: RedisScriptCall, retryOnce: Bool, waiting: ReplicaWaitGate?,
                      _ completion: @escaping (Result<RedisReply, RedisError>) -> Void) {
+        if let cluster { return cluster.run(call, retrySafe: retryOnce, trailer: waiting?.trailer(), completion) }
         send(encoded: call.evalsha, script: call.script, retryOnce: retryOnce, trailer: waiting?.trailer()) { [weak self] result in
             guard case .success(let reply) = result, reply.isError(withPrefix: "NOSCRIPT") else {
                 guard let self else { return completion(result) }
@@ -200,11 +201,11 @@ public final class RedisClient: @unchecked Sendable {
     }
 
     /// Hands the reply on, or runs a `retryOnce` script again on the next link (once: the rerun
-    /// does not retry). A cluster has retried already, within its own window.
+    /// does not retry). Standalone only: a cluster retries within its own window.
     private func settle(_ call: RedisScriptCall, retryOnce: Bool, waiting: ReplicaWaitGate?,
                         _ result: Result<RedisReply, RedisError>,
                         _ completion: @escaping (Result<RedisReply, RedisError>) -> Void) {
-        guard retryOnce, cluster == nil, case .failure(let error) = result, error == .disconnected else {
+        guard retryOnce, case .failure(let error) = result, error == .disconnected else {
             return completion(result)
         }
         awaitLink(resend: { self.run(call, retryOnce: false, waiting: waiting, completion) },

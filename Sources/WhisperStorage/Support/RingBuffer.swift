@@ -14,8 +14,7 @@ struct RingBuffer<Element> {
 
     mutating func popFirst() -> Element? {
         guard !isEmpty else { return nil }
-        let element = storage[head]
-        storage[head] = nil
+        let element = storage[head].take()  // moved out: no retain and release
         head += 1
         // Compact once the dead prefix dominates, so memory stays proportional to `count`.
         if head == storage.count {

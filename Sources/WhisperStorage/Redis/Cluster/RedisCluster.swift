@@ -22,16 +22,22 @@ import WhisperRuntime
 ///   answer or `clusterRetryWindowMillis` passes (then `.disconnected`); any other command gets
 ///   the error at once. A command that was redirected but whose target link is not ready yet
 ///   waits the same way (it has not run anywhere).
+/// - **`NOSCRIPT`** (an operator's `SCRIPT FLUSH`): a script call is sent again as `EVAL`, to
+///   the same slot, which caches the script again.
 /// - **Before the first map, or a primary's link down:** like the standalone client, a command
 ///   fails fast with `.disconnected`, except a retry-safe one, which waits within the window.
 final class RedisCluster: RedisLinkOwner {
     typealias Completion = (Result<RedisReply, RedisError>) -> Void
 
-    /// One command on its way, with what routing has learnt about it.
+    /// One command on its way, with what routing has learnt about it. Made only off the common
+    /// path: at the first send when a trailer rides along or the route is not ready, else when
+    /// the reply asks for more (a redirect, a retry, `NOSCRIPT`).
     private final class Attempt {
-        let command: ArraySlice<UInt8>
-        /// The script an `EVALSHA` runs, loaded on each connection before its first call there.
-        let script: RedisScript?
+        /// The `EVALSHA` of `call`, its `EVAL` after `NOSCRIPT`, or a plain command.
+        var command: ArraySlice<UInt8>
+        /// The script call `command` runs, until it has fallen back to `EVAL`: loaded on each
+        /// connection before its first call there.
+        var call: RedisScriptCall?
         let slot: Int?
         let retrySafe: Bool
         let completion: Completion
@@ -46,10 +52,10 @@ final class RedisCluster: RedisLinkOwner {
         /// The node an `ASK` named: the next send goes there, after `ASKING`.
         var asking: RedisNodeAddress?
 
-        init(command: ArraySlice<UInt8>, script: RedisScript?, slot: Int?, retrySafe: Bool, trailer: RedisTrailer?,
+        init(command: ArraySlice<UInt8>, call: RedisScriptCall?, slot: Int?, retrySafe: Bool, trailer: RedisTrailer?,
              completion: @escaping Completion) {
             self.command = command
-            self.script = script
+            self.call = call
             self.slot = slot
             self.retrySafe = retrySafe
             self.trailer = trailer
@@ -143,15 +149,37 @@ final class RedisCluster: RedisLinkOwner {
     /// never inside this call. A `trailer` is pipelined behind the command on the same link at
     /// every send (a redirect, a retry); only the one behind the send whose reply is handed over
     /// reaches its completion, right after that reply.
-    func send(encoded command: ArraySlice<UInt8>, script: RedisScript? = nil, retrySafe: Bool, trailer: RedisTrailer? = nil,
-              _ completion: @escaping Completion) {
+    func send(encoded command: ArraySlice<UInt8>, retrySafe: Bool, trailer: RedisTrailer? = nil, _ completion: @escaping Completion) {
+        route(command, call: nil, retrySafe: retrySafe, trailer: trailer, completion)
+    }
+
+    /// Runs a script call by `EVALSHA`, routed like `send`; on `NOSCRIPT` (an operator's `SCRIPT
+    /// FLUSH`) it is sent again as `EVAL`, which caches it again.
+    func run(_ call: RedisScriptCall, retrySafe: Bool, trailer: RedisTrailer? = nil, _ completion: @escaping Completion) {
+        route(call.evalsha, call: call, retrySafe: retrySafe, trailer: trailer, completion)
+    }
+
+    private func route(_ command: ArraySlice<UInt8>, call: RedisScriptCall?, retrySafe: Bool, trailer: RedisTrailer?,
+                       _ completion: @escaping Completion) {
+        let slot: Int?
         switch RedisClusterRoute.slot(of: command) {
-        case .failure(let error):
-            loop.deferToEndOfIteration { completion(.failure(error)) }
-        case .success(let slot):
-            dispatch(Attempt(command: command, script: script, slot: slot, retrySafe: retrySafe, trailer: trailer,
-                             completion: completion))
+        case .failure(let error): return loop.deferToEndOfIteration { completion(.failure(error)) }
+        case .success(let found): slot = found
         }
+        // The common case, once per command of every message: the slot's primary is known and
+        // its link ready, and the reply is the answer. Nothing is tracked unless it is not.
+        if trailer == nil, !closed, let target = node(for: slot), let connection = links[target]?.ready,
+           call.map({ connection.prepare($0.script) }) ?? true {
+            let sent = connection.send(encoded: command) { [weak self] result in
+                if case .success(let reply) = result, !reply.isError { return completion(result) }
+                let attempt = Attempt(command: command, call: call, slot: slot, retrySafe: retrySafe, trailer: nil,
+                                      completion: completion)
+                guard let self else { return attempt.answer(result) }
+                self.settle(attempt, result)
+            }
+            if sent { return }
+        }
+        dispatch(Attempt(command: command, call: call, slot: slot, retrySafe: retrySafe, trailer: trailer, completion: completion))
     }
 
     private func dispatch(_ attempt: Attempt) {
@@ -160,7 +188,7 @@ final class RedisCluster: RedisLinkOwner {
         guard let target, let connection = link(for: target).ready else {
             return notSent(attempt)
         }
-        if let script = attempt.script, !connection.prepare(script) { return notSent(attempt) }
+        if let call = attempt.call, !connection.prepare(call.script) { return notSent(attempt) }
         if attempt.asking != nil {
             attempt.asking = nil
             // Its reply is read and dropped; the command's own reply says whether it worked.
@@ -202,6 +230,11 @@ final class RedisCluster: RedisLinkOwner {
     private func settle(_ attempt: Attempt, _ result: Result<RedisReply, RedisError>) {
         switch result {
         case .success(let reply) where reply.isError:
+            if let call = attempt.call, reply.isError(withPrefix: "NOSCRIPT") {
+                attempt.command = call.eval
+                attempt.call = nil
+                return dispatch(attempt)
+            }
             let message = reply.errorMessage ?? ""
             if let redirect = Redirect(message), attempt.redirects < Self.maximumRedirects {
                 attempt.redirects += 1

@@ -6,12 +6,22 @@
 public enum RedisSlot {
     public static let count = 16_384
 
-    /// The slot of `key`.
-    public static func of<Key: Collection<UInt8>>(_ key: Key) -> Int {
-        Int(crc16(hashed(key)) & 0x3FFF)  // mod 16384
+    /// The slot of `key`. Every command of every message on a cluster passes here, so the
+    /// concrete forms read contiguous bytes; the generic one copies its key into them.
+    public static func of(_ key: String) -> Int {
+        var key = key
+        return key.withUTF8 { of(bytes: $0) }
     }
 
-    public static func of(_ key: String) -> Int { of(Array(key.utf8)) }
+    public static func of(_ key: ArraySlice<UInt8>) -> Int { key.withUnsafeBufferPointer { of(bytes: $0) } }
+
+    public static func of(_ key: [UInt8]) -> Int { key.withUnsafeBufferPointer { of(bytes: $0) } }
+
+    public static func of<Key: Collection<UInt8>>(_ key: Key) -> Int { of(Array(key)) }
+
+    private static func of(bytes key: UnsafeBufferPointer<UInt8>) -> Int {
+        Int(crc16(hashed(key)) & 0x3FFF)  // mod 16384
+    }
 
     /// The part of `key` that is hashed: the hash tag when there is a non-empty one, else all of it.
     public static func hashed<Key: Collection<UInt8>>(_ key: Key) -> Key.SubSequence {
@@ -23,11 +33,13 @@ public enum RedisSlot {
 
     /// CRC16/XMODEM, table-driven (the table Redis's `crc16.c` spells out).
     public static func crc16<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt16 {
-        var crc: UInt16 = 0
-        for byte in bytes {
-            crc = (crc << 8) ^ table[Int(UInt8(truncatingIfNeeded: crc >> 8) ^ byte)]
+        table.withUnsafeBufferPointer { table in
+            var crc: UInt16 = 0
+            for byte in bytes {
+                crc = (crc << 8) ^ table[Int(UInt8(truncatingIfNeeded: crc >> 8) ^ byte)]
+            }
+            return crc
         }
-        return crc
     }
 
     private static let table: [UInt16] = (0..<256).map { index in
