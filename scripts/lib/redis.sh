@@ -264,6 +264,22 @@ redis_cluster_start() {
   redis_cluster_url "$dir"
 }
 
+# redis_cluster1_start DIR: one redis-server in cluster mode serving all 16,384 slots (DIR/PORT:
+# AOF, nodes.conf; DIR/ports names it), for the benchmark's one-shard cluster: the cluster
+# protocol (steps, redirects, sharded pub/sub) without more Redis processes than one. Prints
+# its URL.
+redis_cluster1_start() {
+  local dir port
+  dir="$(abs_path "$1")"
+  mkdir -p "$dir" || { err "cannot create $dir"; return 1; }
+  port="$(_redis_cluster_ports 1)"
+  printf '%s\n' "$port" >"$dir/ports"
+  _redis_cluster_node_start "$dir" "$port" || return 1
+  redis-cli -h 127.0.0.1 -p "$port" cluster addslotsrange 0 16383 >/dev/null || { err "CLUSTER ADDSLOTSRANGE failed"; return 1; }
+  wait_until "$WHISPER_WAIT_TIMEOUT" "one-shard Redis Cluster state ok" _redis_cluster_ok 0 "$port" || return 1
+  printf 'redis://127.0.0.1:%s/\n' "$port"
+}
+
 # _redis_cluster_node_start DIR PORT: the node of DIR/PORT (a new one, or one that was stopped or
 # killed: it rejoins with its nodes.conf).
 _redis_cluster_node_start() {
