@@ -48,7 +48,7 @@ public final class Connection: IOHandler {
 
     private let fd: Int32
     private let transport: Transport
-    private let limits: ConnectionLimits
+    public let limits: ConnectionLimits
     /// The per-address count this connection is part of; released once, on close.
     private var peers: PeerConnectionTable?
     /// The count to join once the PROXY header has named the client.

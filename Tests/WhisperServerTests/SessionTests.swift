@@ -37,6 +37,32 @@ import WhisperTesting
                     == "NOT_REGISTERED")
     }
 
+    /// A socket logging in holds the identity on its loop before its route moves there (so
+    /// nothing sent after the ack is missed). Here its node hears the route's reply late (a
+    /// proxy holds that one Redis reply back) while a message from the other node arrives
+    /// through the node's subscriber: the message waits, and the ack is still the first frame.
+    @Test func login_hearsItsAckFirst_evenWhenAMessageIsRoutedToItMeanwhile() async throws {
+        // One Redis behind the proxy (the cluster pass skips this test: its links follow MOVED).
+        guard let port = URLComponents(string: try TestEnvironment.redisURL)?.port else { throw TestSocket.Failure.io("no Redis port") }
+        let proxy = try TestTCPProxy(upstreamPort: port, trigger: Array(PresenceScripts.arrive.sha1.utf8), holdSeconds: 0.4)
+        defer { proxy.stop() }
+        let cluster = try await TestCluster(["WHISPER_REDIS_URL": "redis://127.0.0.1:\(proxy.port)/0"])
+        defer { cluster.stop() }
+        let recipient = TestIdentity()
+        let id = try TestWebSocket(port: cluster.nodeB.publicPort).login(recipient).whisperId
+        let sender = try Phone.online(cluster.nodeA)
+        let ws = try TestWebSocket(port: cluster.nodeB.publicPort)
+        let challenge = try ws.registerBegin(recipient, whisperId: id)
+        let proof = try JSONSerialization.data(withJSONObject: TestWebSocket.proofFrame(recipient, challenge: challenge, whisperId: id))
+        try ws.sendText(String(decoding: proof, as: UTF8.self))
+        #expect(await eventually(within: 5) { proxy.isHolding }, "the route's reply was never held")
+        let message = try sender.sendAccepted(to: id)
+        let first = try ws.receiveJSON()
+        #expect(first.frameType == "register_ack", "the first frame after the proof: \(first)")
+        let next = try ws.receiveJSON()
+        #expect(next.frameType == "message_received" && next.payload["messageId"] as? String == message.messageId, "\(next)")
+    }
+
     @Test func reLogin_onTheSameSocket_keepsTheSocket_andRevokesOnlyTheOldToken() async throws {
         let server = try await TestServer()
         defer { server.stop() }

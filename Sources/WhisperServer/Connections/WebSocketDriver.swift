@@ -22,9 +22,15 @@ final class WebSocketDriver: ConnectionDelegate {
     private(set) var inFlight = 0
     /// Between a login's bind and its `register_ack` (while the route moves here): a revocation
     /// arriving then is held in `revocationAfterAck` and applied right after the ack, so every
-    /// proof is answered before its socket hears that a later login took over.
+    /// proof is answered before its socket hears that a later login took over; frames routed
+    /// here then wait in `heldUntilAck` (see `deliver`).
     var ackPending = false
     var revocationAfterAck: (reason: RevocationReason, code: UInt16)?
+    /// Live frames routed here while `ackPending`, with whether each is an event; sent after
+    /// the ack and the frames kept while offline (`LoopContext.releaseHeld`). Bounded by the
+    /// socket's output cap.
+    private var heldUntilAck: [(frame: [UInt8], isEvent: Bool)] = []
+    private var heldBytes = 0
     private var closeWhenIdle: (code: UInt16, reason: String)?
 
     init(connection: Connection, state: WebSocketConnection, context: LoopContext) {
@@ -76,6 +82,24 @@ final class WebSocketDriver: ConnectionDelegate {
     func send(_ frame: consuming [UInt8]) -> Bool {
         guard !connection.isClosed, let encoded = state.sendText(frame) else { return false }
         return connection.write(encoded)
+    }
+
+    /// A frame routed to this socket's user (a message, a receipt, an event): written at once,
+    /// or — between a login's bind and its ack — held, so a login always hears its
+    /// `register_ack` first. False when the socket does not take it (as `send`), or the held
+    /// frames would pass the output cap.
+    func deliver(_ frame: consuming [UInt8], isEvent: Bool) -> Bool {
+        guard ackPending else { return send(frame) }
+        guard !connection.isClosed, heldBytes + frame.count <= connection.limits.maxOutputBytes else { return false }
+        heldBytes += frame.count
+        heldUntilAck.append((frame, isEvent))
+        return true
+    }
+
+    /// The frames held until the ack, in the order they came; the socket holds none after.
+    func takeHeld() -> [(frame: [UInt8], isEvent: Bool)] {
+        defer { heldUntilAck = []; heldBytes = 0 }
+        return heldUntilAck
     }
 
     /// Starts the close handshake with `code` (1001 on drain, 4001/4003 on revocation).

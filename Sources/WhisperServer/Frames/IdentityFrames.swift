@@ -57,8 +57,9 @@ enum IdentityFrames {
                         }
                         // The route moves here before the ack, so what anyone sends the user once
                         // it has the ack — from any node — comes live to this socket; the events
-                        // kept while it was offline follow the ack. A later login's revocation
-                        // that comes meanwhile waits for the ack (`WebSocketDriver.ackPending`).
+                        // kept while it was offline follow the ack. A later login's revocation,
+                        // or a frame routed here, that comes meanwhile waits for the ack
+                        // (`WebSocketDriver.ackPending`).
                         socket.ackPending = true
                         socket.context.cameOnline(socket, as: login.session.record.whisperId, beforeKept: {
                             socket.ackPending = false

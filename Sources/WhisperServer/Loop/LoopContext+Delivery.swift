@@ -13,7 +13,7 @@ extension LoopContext {
             // Kept when no socket takes it, so every socket gets a copy (events are small).
             var written = false
             for socket in sockets {
-                if socket.send(copy frame) { written = true }
+                if socket.deliver(copy frame, isEvent: true) { written = true }
             }
             if !written { keep(frame, for: user) }
             return
@@ -21,10 +21,10 @@ extension LoopContext {
         let byteCount = frame.count
         var written = false
         if sockets.count == 1, let only = sockets.first {
-            written = only.send(consume frame)
+            written = only.deliver(consume frame, isEvent: false)
         } else {
             for socket in sockets {
-                if socket.send(copy frame) { written = true }
+                if socket.deliver(copy frame, isEvent: false) { written = true }
             }
         }
         guard kind == .message else { return }
@@ -37,6 +37,15 @@ extension LoopContext {
         if shared.log.isEnabled(.debug) {
             shared.log.debug("message_delivered", connId: sockets.first?.connection.id, whisperId: user.string,
                             ["path": "live", "bytes": .int(byteCount)])
+        }
+    }
+
+    /// Sends what was routed to `socket` while its login's ack was pending (`WebSocketDriver.deliver`),
+    /// after the ack and the frames kept while offline. A held event the socket no longer takes
+    /// is kept for the next login; a held message is still in the pending queue.
+    func releaseHeld(of socket: WebSocketDriver, user: WhisperID) {
+        for held in socket.takeHeld() where !socket.send(held.frame) && held.isEvent {
+            keep(held.frame, for: user)
         }
     }
 

@@ -16,7 +16,7 @@ extension LoopContext {
     /// frames (a login's ack); `then` runs after them.
     func cameOnline(_ socket: WebSocketDriver, as whisperId: WhisperID, beforeKept: @escaping () -> Void = {},
                     then: @escaping () -> Void) {
-        presence.cameOnline(whisperId, at: route(of: socket)) { [loop] frames, written in
+        presence.cameOnline(whisperId, at: route(of: socket)) { [self, loop] frames, written in
             beforeKept()
             var all = true
             for frame in frames {
@@ -26,6 +26,7 @@ extension LoopContext {
             // iteration began runs in a later one, after this one flushed its sockets. One the
             // socket did not take (it is closing) stays for the next login.
             if all { _ = loop.schedule(afterNanoseconds: 1, written) }
+            releaseHeld(of: socket, user: whisperId)
             then()
         }
     }
