@@ -5,10 +5,11 @@ import Foundation
 import Synchronization
 
 /// A loopback TCP proxy in front of a real server (Redis) that can hold back one connection's
-/// replies: once a client sends bytes containing `trigger` (say, one script's SHA-1), what the
-/// server answers on that connection is forwarded only `holdSeconds` later. The server has
-/// already done the work; only its answer is late, as on a loaded link. Other connections (a
-/// node's subscriber) flow freely, so a test can order what a node hears.
+/// replies: once armed, the first client bytes containing `trigger` (say, one script's SHA-1)
+/// make that connection's replies wait until `release()`. The server has already done the work;
+/// only its answer is late, as on a loaded link. Other connections (a node's subscriber) flow
+/// freely, so a test can order what a node hears — and, holding until told, it does not depend
+/// on how promptly a loaded test machine runs the test.
 public final class TestTCPProxy: Sendable {
     public let port: Int
     private let listener: Int32
@@ -17,11 +18,13 @@ public final class TestTCPProxy: Sendable {
     private struct State {
         var fds: [Int32] = []
         var stopped = false
-        /// How many connections are holding replies back right now.
-        var holding = 0
+        var armed = false
+        /// The connection whose replies wait, from the trigger until `release()`.
+        var holding: Int?
+        var connections = 0
     }
 
-    public init(upstreamPort: Int, trigger: [UInt8], holdSeconds: Double) throws {
+    public init(upstreamPort: Int, trigger: [UInt8]) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw TestSocket.Failure.connect("socket") }
         var addr = sockaddr_in()
@@ -39,17 +42,23 @@ public final class TestTCPProxy: Sendable {
         }
         listener = fd
         port = Int(UInt16(bigEndian: addr.sin_port))
-        let pattern = trigger
-        Thread.detachNewThread { [self] in acceptLoop(upstreamPort: upstreamPort, trigger: pattern, holdSeconds: holdSeconds) }
+        Thread.detachNewThread { [self] in acceptLoop(upstreamPort: upstreamPort, trigger: trigger) }
     }
 
-    /// Whether some connection is holding replies back now.
-    public var isHolding: Bool { state.withLock { $0.holding > 0 } }
+    /// The next trigger starts a hold.
+    public func arm() { state.withLock { $0.armed = true } }
+
+    /// Whether a connection's replies are held now (from its trigger until `release()`).
+    public var isHolding: Bool { state.withLock { $0.holding != nil } }
+
+    /// The held replies go on.
+    public func release() { state.withLock { $0.holding = nil } }
 
     /// Closes the listener and every proxied connection.
     public func stop() {
         let fds = state.withLock { state in
             state.stopped = true
+            state.holding = nil
             return state.fds
         }
         shutdown(listener, Int32(SHUT_RDWR))
@@ -62,7 +71,7 @@ public final class TestTCPProxy: Sendable {
         for fd in state.withLock({ $0.fds }) { Glibc.close(fd) }
     }
 
-    private func acceptLoop(upstreamPort: Int, trigger: [UInt8], holdSeconds: Double) {
+    private func acceptLoop(upstreamPort: Int, trigger: [UInt8]) {
         while true {
             let client = accept(listener, nil, nil)
             guard client >= 0 else {
@@ -73,44 +82,37 @@ public final class TestTCPProxy: Sendable {
                 Glibc.close(client)
                 continue
             }
-            let admitted = state.withLock { state in
-                guard !state.stopped else { return false }
+            let id: Int? = state.withLock { state in
+                guard !state.stopped else { return nil }
                 state.fds += [client, upstream]
-                return true
+                state.connections += 1
+                return state.connections
             }
-            guard admitted else {
+            guard let id else {
                 Glibc.close(client)
                 Glibc.close(upstream)
                 return
             }
-            let heldUntil = Deadline()
             Thread.detachNewThread { [self] in
-                // Client → server: watch for the trigger (across reads), and start the hold before
-                // forwarding it, so the reply cannot slip through first.
+                // Client → server: the hold starts before the trigger is forwarded, so its reply
+                // cannot slip through first. The trigger may straddle two reads.
                 var tail: [UInt8] = []
                 pump(from: client, to: upstream) { bytes in
                     let window = tail + bytes
                     if window.firstRange(of: trigger) != nil {
-                        heldUntil.value.withLock { $0 = Date().timeIntervalSince1970 + holdSeconds }
+                        state.withLock { state in
+                            if state.armed { (state.armed, state.holding) = (false, id) }
+                        }
                     }
                     tail = Array(window.suffix(max(trigger.count - 1, 0)))
                 }
             }
             Thread.detachNewThread { [self] in
                 pump(from: upstream, to: client) { _ in
-                    let wait = heldUntil.value.withLock { $0 } - Date().timeIntervalSince1970
-                    guard wait > 0 else { return }
-                    state.withLock { $0.holding += 1 }
-                    Thread.sleep(forTimeInterval: wait)
-                    state.withLock { $0.holding -= 1 }
+                    while state.withLock({ $0.holding == id }) { Thread.sleep(forTimeInterval: 0.005) }
                 }
             }
         }
-    }
-
-    /// Until when one connection's replies are held back (seconds since 1970).
-    private final class Deadline: Sendable {
-        let value = Mutex<Double>(0)
     }
 
     /// Copies `source` to `destination` until either end closes; `inspect` sees each chunk

@@ -44,7 +44,7 @@ import WhisperTesting
     @Test func login_hearsItsAckFirst_evenWhenAMessageIsRoutedToItMeanwhile() async throws {
         // One Redis behind the proxy (the cluster pass skips this test: its links follow MOVED).
         guard let port = URLComponents(string: try TestEnvironment.redisURL)?.port else { throw TestSocket.Failure.io("no Redis port") }
-        let proxy = try TestTCPProxy(upstreamPort: port, trigger: Array(PresenceScripts.arrive.sha1.utf8), holdSeconds: 0.4)
+        let proxy = try TestTCPProxy(upstreamPort: port, trigger: Array(PresenceScripts.arrive.sha1.utf8))
         defer { proxy.stop() }
         let cluster = try await TestCluster(["WHISPER_REDIS_URL": "redis://127.0.0.1:\(proxy.port)/0"])
         defer { cluster.stop() }
@@ -53,10 +53,15 @@ import WhisperTesting
         let sender = try Phone.online(cluster.nodeA)
         let ws = try TestWebSocket(port: cluster.nodeB.publicPort)
         let challenge = try ws.registerBegin(recipient, whisperId: id)
+        proxy.arm()
         let proof = try JSONSerialization.data(withJSONObject: TestWebSocket.proofFrame(recipient, challenge: challenge, whisperId: id))
         try ws.sendText(String(decoding: proof, as: UTF8.self))
-        #expect(await eventually(within: 5) { proxy.isHolding }, "the route's reply was never held")
+        let held = await eventually(within: 10) { proxy.isHolding }
+        #expect(held, "the route's step was never sent")
+        // Accepted: the accept step published the message to node B, whose subscriber delivers it.
         let message = try sender.sendAccepted(to: id)
+        try await Task.sleep(for: .milliseconds(300))
+        proxy.release()
         let first = try ws.receiveJSON()
         #expect(first.frameType == "register_ack", "the first frame after the proof: \(first)")
         let next = try ws.receiveJSON()
