@@ -50,7 +50,8 @@ import WhisperTesting
         let server = try await Admin.server()
         defer { server.stop() }
         let phone = try Phone.online(server)
-        let until = Int(Date().timeIntervalSince1970 * 1000) + 1_500
+        // Long enough for the ban, the revocation and a refused login on a loaded machine.
+        let until = Int(Date().timeIntervalSince1970 * 1000) + 5_000
         let reply = try Admin.call(server, "POST", "/admin/ban", body: #"{"whisperId":"\#(phone.id)","reason":"cool off","until":\#(until)}"#)
         #expect(reply.status == 200 && reply.json?["until"] as? Int == until, "\(reply.text)")
         try phone.ws.expectRevoked(reason: "banned", closeCode: 4003)

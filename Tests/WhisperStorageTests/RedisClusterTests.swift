@@ -207,8 +207,10 @@ struct RedisClusterTests {
         client.start()
         defer { client.close() }
         let (result, seconds) = await measure { await attempt(client, ["GET", "k"]) }
+        // `.disconnected`, not `.timeout`: it failed at once, not after the 5 s command timeout
+        // (the bound only catches a hang; a loaded test resumes late).
         #expect(result == .failure(.disconnected))
-        #expect(seconds < 1)
+        #expect(seconds < 4)
         #expect(!client.isConnected)
     }
 
