@@ -11,9 +11,10 @@ extension LoopContext {
 
     /// `socket` now holds `whisperId`: frames for the user are routed here from now on, and
     /// the events kept while it was offline are sent first, in order, then the offers of calls
-    /// still ringing for it (docs/protocol.md "Calls"); its direct peers hear it is online
-    /// (docs/protocol.md "Presence"). `beforeKept` runs once the route is here, before those
-    /// frames (a login's ack); `then` runs after them.
+    /// still ringing for it (docs/protocol.md "Calls"), then what was routed to the socket while
+    /// a login's ack was pending; its direct peers hear it is online (docs/protocol.md
+    /// "Presence"). `beforeKept` runs once the route is here, before those frames (a login's
+    /// ack); `then` runs after them.
     func cameOnline(_ socket: WebSocketDriver, as whisperId: WhisperID, beforeKept: @escaping () -> Void = {},
                     then: @escaping () -> Void) {
         presence.cameOnline(whisperId, at: route(of: socket)) { [self, loop] frames, written in
