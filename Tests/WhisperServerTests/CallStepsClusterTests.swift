@@ -296,22 +296,24 @@ private final class CallCluster: @unchecked Sendable {
     let stores: ClusterStores
     let store: RedisCallStore
     let limiter: RateLimiter
-    let grace = Duration.seconds(5)
+    static let graceSeconds: Int64 = 5, ringTimeoutSeconds: Int64 = 15
+    let grace = Duration.seconds(graceSeconds)
     /// A claimed sweep's lease: twice the grace.
-    let lease = Duration.seconds(10)
-    let ringTimeout = Duration.seconds(15)
+    var lease: Duration { grace * 2 }
+    let ringTimeout = Duration.seconds(ringTimeoutSeconds)
     /// Past the grace.
-    let graceNanos: UInt64 = 5_100_000_000
+    let graceNanos = UInt64(graceSeconds) * 1_000_000_000 + 100_000_000
     /// Past the ring timeout.
-    let ringNanos: UInt64 = 15_200_000_000
+    let ringNanos = UInt64(ringTimeoutSeconds) * 1_000_000_000 + 200_000_000
     var loop: TestLoop { stores.loop }
     var keys: RedisKeys { stores.keys }
 
     init(standalone: Bool = false) async throws {
         stores = try await ClusterStores(standalone: standalone)
         var limits = stores.limits
-        limits.callRingTimeoutSeconds = 15
-        store = RedisCallStore(redis: stores.redis, keys: stores.keys, node: stores.node, limits: limits, outboxGraceMillis: 5_000)
+        limits.callRingTimeoutSeconds = Self.ringTimeoutSeconds
+        store = RedisCallStore(redis: stores.redis, keys: stores.keys, node: stores.node, limits: limits,
+                               outboxGraceMillis: Self.graceSeconds * 1_000)
         limiter = RateLimiter(limits: RateLimits.defaults, store: RedisRateLimitStore(redis: stores.redis, keys: stores.keys))
     }
 
