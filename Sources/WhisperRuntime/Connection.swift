@@ -284,9 +284,11 @@ public final class Connection: IOHandler {
         isClosed = true
         if let registration { loop.deregister(registration) }
         registration = nil
+        // The address's slot is free before the peer can see the close: a client that
+        // reconnects the moment it reads EOF is not refused for the connection it just lost.
+        peers?.release(peer)
         transport.shutdown()
         Syscall.close(fd)
-        peers?.release(peer)
         output.removeAll()
         loop.deferToEndOfIteration { [self] in
             let delegate = self.delegate

@@ -93,8 +93,8 @@ public final class Listener: IOHandler {
             let transport: Transport
             if let tls {
                 guard let t = TLSTransport(context: tls, fd: clientFD) else {
-                    Syscall.close(clientFD)
                     if proxyHeader == nil { peers?.release(peer) }
+                    Syscall.close(clientFD)
                     continue
                 }
                 transport = t
