@@ -227,6 +227,14 @@ public struct Limits: Sendable, Equatable {
     /// queue's TTL is longer: the app fetches whatever is there when it wakes).
     public var pushWakeExpirySeconds = 24 * 3600
 
+    /// The longest one push can take, its retries included (every attempt timing out, every
+    /// backoff at its maximum): an owed wake-up is sent again only after this, so a send still
+    /// under way is not doubled (`PushService`). 220 s by default.
+    public var pushInFlightMillis: Int64 {
+        let attempts = Int64(max(1, pushMaxAttempts))
+        return attempts * Int64(pushRequestTimeoutSeconds) * 1000 + (attempts - 1) * pushRetryMaxMillis
+    }
+
     // MARK: Readiness and drain (docs/operations.md "Health, readiness, metrics", "Rolling restarts")
     /// `/ready` reuses one node-wide result this long, so load-balancer probes reach Redis and
     /// PostgreSQL at most once per interval whatever their number.

@@ -1,6 +1,7 @@
 import WhisperOps
 import WhisperProtocol
 import WhisperServices
+import WhisperStorage
 
 /// Every Redis key and channel the server uses, under the configured prefix
 /// (`WHISPER_REDIS_PREFIX`, default `whisper:`). docs/operations.md lists them.
@@ -134,6 +135,20 @@ package struct RedisKeys: Sendable {
     /// `push-wake:{whisperId}` → "1" while a wake-up sent to the user coalesces later ones;
     /// TTL = `WHISPER_PUSH_COALESCE_SECONDS`; deleted when the user logs in.
     package func pushWake(_ whisperId: WhisperID) -> [UInt8] { Array((joined.pushWake + whisperId.string + "}").utf8) }
+
+    /// The owed wake-ups are spread over this many pairs of keys (by the user's hash slot), so
+    /// that on a Redis Cluster they are not one hot slot; a sweep visits them all.
+    package static let pushOwedBuckets = 16
+
+    package static func pushOwedBucket(of user: WhisperID) -> Int { RedisSlot.of(user.string) % pushOwedBuckets }
+
+    /// `push-owed:{wakes-<bucket>}` → sorted set of users owed a wake-up (sent and not yet taken
+    /// by the provider, or given up), scored by when (ms) it is due again (`WakeUpScripts`).
+    package func pushOwed(bucket: Int) -> [UInt8] { tagged("push-owed", "wakes-\(bucket)") }
+
+    /// `push-tries:{wakes-<bucket>}` → hash user → the owed wake-up's failed sends in a row; one
+    /// slot with its bucket's `push-owed`.
+    package func pushTries(bucket: Int) -> [UInt8] { tagged("push-tries", "wakes-\(bucket)") }
 
     /// `blocked:{whisperId}` → set of the identities this user blocked (a copy of PostgreSQL's
     /// `blocks`, loaded at login and kept in step by block/unblock): what the scripts check.

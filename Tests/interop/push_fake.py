@@ -16,6 +16,7 @@ Answers of a request that passes, by token prefix (both providers):
   bad-      APNs 400 BadDeviceToken; FCM 400 INVALID_ARGUMENT
   busy-     the first request for the token 429 with `retry-after: 1`, later ones success
   fail-     always 500
+  flaky-    the first 4 requests for the token 500 (one push given up after its attempts), later ones success
   stall-    held 30 s, then success
   expired-  APNs: the first request 403 ExpiredProviderToken, then success only with a JWT other than the refused one;
             FCM: the first request revokes its access token and gets 401, later ones succeed with a fresh token
@@ -63,8 +64,9 @@ FCM_CLIENT_EMAIL = "push@whisper-test.iam.gserviceaccount.com"
 FCM_ERROR_TYPE = "type.googleapis.com/google.firebase.fcm.v1.FcmError"
 APNS_WAKE_BODY = {"aps": {"alert": {"loc-key": "WHISPER_WAKE"}, "mutable-content": 1, "sound": "default"}}
 STALL_SECONDS = 30.0
+FLAKY_FAILURES = 4
 JWT_SKEW_SECONDS = 3600
-PREFIXES = ("ok-", "gone-", "bad-", "busy-", "fail-", "stall-", "expired-")
+PREFIXES = ("ok-", "gone-", "bad-", "busy-", "fail-", "flaky-", "stall-", "expired-")
 
 
 # --- JWS (RFC 7515 compact form) ------------------------------------------------------------------------------------
@@ -331,6 +333,7 @@ class FakeProviders:
         self.issued: set[str] = set()
         self.revoked: set[str] = set()
         self.busy_seen: set[tuple[str, str]] = set()
+        self.flaky_seen: dict[tuple[str, str], int] = {}
         self.expired_refused: dict[tuple[str, str], str] = {}
         self.fcm_sent = 0
 
@@ -487,13 +490,17 @@ class FakeProviders:
         }[behaviour]
 
     async def behaviour(self, provider: str, token: str, credential: str) -> str:
-        """What a verified request for `token` gets: ok, gone, bad, busy, fail or expired (stall- waits, then ok)."""
+        """What a verified request for `token` gets: ok, gone, bad, busy, fail or expired (stall- waits, then ok; flaky-
+        fails, then ok)."""
         prefix = next((p for p in PREFIXES if token.startswith(p)), "ok-")[:-1]
         key = (provider, token)
         if prefix == "busy":
             if key in self.busy_seen:
                 return "ok"
             self.busy_seen.add(key)
+        elif prefix == "flaky":
+            self.flaky_seen[key] = self.flaky_seen.get(key, 0) + 1
+            return "fail" if self.flaky_seen[key] <= FLAKY_FAILURES else "ok"
         elif prefix == "stall":
             await asyncio.sleep(STALL_SECONDS)
             return "ok"

@@ -417,6 +417,37 @@ def test_a_failing_provider_is_retried_with_growing_backoff_then_counted_failed(
     scenario(body)
 
 
+# --- (e2) a given-up wake-up is owed: sent again after the window -------------------------------------------------
+
+def test_a_given_up_wake_up_is_sent_again_after_the_window_until_the_provider_takes_it(cluster, push_fake):
+    """Every attempt of the first push fails (500 ×4, given up); the wake-up stays owed and a node's sweep sends it
+    again after the coalescing window; once the provider took it, nothing more is sent (docs/operations.md "Push")."""
+    node_a, _ = cluster
+    cases = [("apns", "ios", device_token("flaky-")), ("fcm", "android", device_token("flaky-"))]
+
+    async def body():
+        before = await asyncio.to_thread(metrics, cluster)
+        async with contextlib.AsyncExitStack() as stack:
+            await message_offline_users(stack, node_a, node_a, [(platform, token) for _, platform, token in cases])
+            for provider, _, token in cases:
+                await eventually(lambda: any(r["status"] == 200 for r in push_fake.requests(provider, token)), 30,
+                                 f"{provider}: the owed wake-up sent again and taken")
+            await asyncio.sleep(COALESCE + 6)  # another window and heartbeat: nothing more is sent
+            after = await asyncio.to_thread(metrics, cluster)
+            for provider, _, token in cases:
+                records = await push_fake.arequests(provider, token)
+                assert [r["status"] for r in records] == [500] * 4 + [200], records
+                for record in records:
+                    assert_verified(record, "wake", record["status"])
+                waited = records[4]["at"] - records[3]["at"]
+                assert waited >= COALESCE - 0.5, f"{provider}: sent again {waited:.2f} s after giving up, not a window"
+                # At least: the failing test's users are owed too, and sent again in the background.
+                for result in ("failed", "resent", "sent"):
+                    assert moved(before, after, provider, result) >= 1, (provider, result, before, after)
+
+    scenario(body, timeout=60)
+
+
 # --- (f) 429 with Retry-After ---------------------------------------------------------------------------------------
 
 def test_a_busy_provider_is_retried_after_retry_after_and_the_push_is_sent(cluster, push_fake):

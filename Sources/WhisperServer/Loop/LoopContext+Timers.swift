@@ -99,7 +99,8 @@ extension LoopContext {
 
     /// Loop 0 of every node, every `Limits.nodeHeartbeatSeconds`: renew the node's liveness
     /// key (routes to a dead node are ignored), sweep expired pending queues, refresh
-    /// `whisper_pending_messages`. Retried after a second when it fails.
+    /// `whisper_pending_messages`, send the owed push wake-ups that are due
+    /// (`PushService.resendOwed`). Retried after a second when it fails.
     private func heartbeat() {
         guard redis.isConnected else {
             // Still connecting (start-up) or reconnecting: the Redis client logs that already.
@@ -113,6 +114,11 @@ extension LoopContext {
             case .success(let count):
                 self.shared.readinessProbe.heartbeatWritten()
                 self.shared.metrics.base.pendingMessages.set(Int(clamping: max(0, count)))
+                self.push?.resendOwed { [shared = self.shared] result in
+                    if case .failure(let error) = result {
+                        shared.log.warn("push_resend_failed", ["reason": .string(error.description)])
+                    }
+                }
             case .failure(let error):
                 self.shared.log.warn("heartbeat_failed", ["reason": .string(error.description)])
                 delay = 1_000_000_000

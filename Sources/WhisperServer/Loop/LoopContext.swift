@@ -66,11 +66,12 @@ final class LoopContext {
                                                 mirror: RedisBlockMirror(redis: redis, keys: shared.redisKeys),
                                                 rateLimiter: rateLimiter, log: shared.log)
     /// Push wake-ups (docs/protocol.md "Push wake-ups"); nil when no provider is configured.
-    private(set) lazy var wakeUps: WakeUps? = shared.push.map { senders in
+    private(set) lazy var push: PushService? = shared.push.map { senders in
         PushService(limits: shared.limits, claims: RedisWakeUpClaims(redis: redis, keys: shared.redisKeys),
-                    devices: PostgresPushDevices(pool: shared.postgres, loop: loop), dispatcher: senders, log: shared.log,
-                    metrics: shared.metrics.base)
+                    devices: PostgresPushDevices(pool: shared.postgres, loop: loop), dispatcher: senders.dispatcher(on: loop),
+                    log: shared.log, metrics: shared.metrics.base)
     }
+    var wakeUps: WakeUps? { push }
     private(set) lazy var admin = AdminService(store: PostgresAdminStore(pool: shared.postgres, loop: loop), auth: auth,
                                                notices: RedisBanNotices(redis: redis, keys: shared.redisKeys),
                                                log: shared.log, now: { WallTime.now().epochMillis })

@@ -50,6 +50,15 @@ extension PushVerdict {
         case .failed: return "failed"
         }
     }
+
+    /// A final verdict after which nothing is left to send: the provider took the push, or
+    /// its token is dead (removed; a new one comes with the app's next `update_tokens`).
+    var isDelivered: Bool {
+        switch self {
+        case .sent, .unregistered: return true
+        case .retry, .refreshCredential, .failed: return false
+        }
+    }
 }
 
 /// The small JSON error bodies providers answer with.

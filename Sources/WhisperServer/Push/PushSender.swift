@@ -12,8 +12,14 @@ import WhisperServices
 /// (each has its own timeout). The thread owns the provider, the transfers and the retry
 /// schedule (`PushSenderThread`); the loops only touch the queue and wake the thread.
 final class PushSender: Sendable {
+    /// A job and whom to tell how it ended (`PushDispatcher`), on the sender's thread.
+    struct Entry: Sendable {
+        let job: PushJob
+        let finished: @Sendable (Bool) -> Void
+    }
+
     private struct Queue {
-        var jobs: [PushJob] = []
+        var jobs: [Entry] = []
         /// Jobs the thread holds: transfers in flight and attempts waiting for a retry or for
         /// the provider's credential.
         var held = 0
@@ -46,10 +52,10 @@ final class PushSender: Sendable {
     }
 
     /// Queues `job`; false (dropped) when the queue is full. Never blocks.
-    func submit(_ job: PushJob) -> Bool {
+    func submit(_ job: PushJob, finished: @escaping @Sendable (Bool) -> Void = { _ in }) -> Bool {
         let queued = queue.withLock { queue in
             guard !queue.stopped, queue.jobs.count < capacity else { return false }
-            queue.jobs.append(job)
+            queue.jobs.append(Entry(job: job, finished: finished))
             return true
         }
         if queued { _ = curl_multi_wakeup(multi.handle) }
@@ -69,7 +75,7 @@ final class PushSender: Sendable {
     /// The thread's call at each turn: it reports how many jobs it holds and, when `take`, gets
     /// the queued ones (not while the provider waits for its credential: they stay here, in the
     /// bounded queue). Nil: stop.
-    private func turn(holding held: Int, take: Bool) -> [PushJob]? {
+    private func turn(holding held: Int, take: Bool) -> [Entry]? {
         queue.withLock { queue in
             guard !queue.stopped else { return nil }
             guard take else {

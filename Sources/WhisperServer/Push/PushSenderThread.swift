@@ -19,7 +19,8 @@ import WhisperServices
 /// during an outage cost one token request per backoff step, not N.
 final class PushSenderThread {
     private struct Attempt {
-        let job: PushJob
+        let entry: PushSender.Entry
+        var job: PushJob { entry.job }
         let number: Int
         let refreshed: Bool
         let firstStartedNanos: UInt64
@@ -56,13 +57,13 @@ final class PushSenderThread {
     }
 
     /// Runs until the sender stops (for the life of the process, or a test's server).
-    func run(turn: (_ held: Int, _ take: Bool) -> [PushJob]?) {
+    func run(turn: (_ held: Int, _ take: Bool) -> [PushSender.Entry]?) {
         while true {
             let now = MonotonicClock.now()
             let credentialWait = provider.credentialUnavailableUntil(nowNanos: now)
             guard let jobs = turn(held, credentialWait == nil) else { return stopped() }
-            for job in jobs {
-                start(Attempt(job: job, number: 1, refreshed: false, firstStartedNanos: now))
+            for entry in jobs {
+                start(Attempt(entry: entry, number: 1, refreshed: false, firstStartedNanos: now))
             }
             if credentialWait == nil { startDueRetries(now: now) }
             var running: Int32 = 0
@@ -161,7 +162,7 @@ final class PushSenderThread {
     }
 
     private func decide(_ attempt: Attempt, _ verdict: PushVerdict, status: Int, retryAfterSeconds: Int64) {
-        let next = Attempt(job: attempt.job, number: attempt.number + 1, refreshed: attempt.refreshed,
+        let next = Attempt(entry: attempt.entry, number: attempt.number + 1, refreshed: attempt.refreshed,
                            firstStartedNanos: attempt.firstStartedNanos)
         switch verdict {
         case .sent, .unregistered, .failed:
@@ -172,7 +173,7 @@ final class PushSenderThread {
             }
             provider.credentialRefused()
             outcomes.count(provider.name, "retried")
-            start(Attempt(job: next.job, number: next.number, refreshed: true, firstStartedNanos: next.firstStartedNanos))
+            start(Attempt(entry: next.entry, number: next.number, refreshed: true, firstStartedNanos: next.firstStartedNanos))
         case .retry:
             guard attempt.number < maxAttempts else {
                 return finish(attempt, .failed(reason: "gave up after \(attempt.number) attempts"), status: status)
@@ -205,6 +206,7 @@ final class PushSenderThread {
         case .retry, .refreshCredential:
             break
         }
+        attempt.entry.finished(verdict.isDelivered)
     }
 
     /// Attempt `n` failed: wait `base × 2^(n-1)`, half of it random ("equal jitter", so

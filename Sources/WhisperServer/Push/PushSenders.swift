@@ -7,7 +7,7 @@ import WhisperStorage
 import WhisperStores
 
 /// The configured providers' senders, shared by every loop (docs/architecture.md "Push").
-final class PushSenders: PushDispatcher {
+final class PushSenders: Sendable {
     private let apns: PushSender?
     private let fcm: PushSender?
 
@@ -38,10 +38,14 @@ final class PushSenders: PushDispatcher {
         return PushSenders(apns: apns, fcm: fcm)
     }
 
-    func submit(_ job: PushJob) -> PushSubmission {
+    /// `finished` runs on the sender's thread (`PushDispatcher` says when).
+    func submit(_ job: PushJob, finished: @escaping @Sendable (Bool) -> Void) -> PushSubmission {
         guard let sender = job.provider == .apns ? apns : fcm else { return .disabled }
-        return sender.submit(job) ? .queued : .dropped
+        return sender.submit(job, finished: finished) ? .queued : .dropped
     }
+
+    /// One loop's dispatcher: the outcome comes back on that loop.
+    func dispatcher(on loop: EventLoop) -> PushDispatcher { LoopPushDispatcher(senders: self, loop: loop) }
 
     private var senders: [PushSender] { [apns, fcm].compactMap { $0 } }
 
@@ -58,6 +62,17 @@ final class PushSenders: PushDispatcher {
     }
 
     func stop() { senders.forEach { $0.stop() } }
+}
+
+/// `PushSenders` as one loop's `PushDispatcher`.
+private struct LoopPushDispatcher: PushDispatcher {
+    let senders: PushSenders
+    let loop: EventLoop
+
+    func submit(_ job: PushJob, finished: @escaping (Bool) -> Void) -> PushSubmission {
+        let back = LoopBound(finished, loop: loop)
+        return senders.submit(job) { delivered in back.deliver { $0(delivered) } }
+    }
 }
 
 enum PushStartError: Error, CustomStringConvertible {
