@@ -84,7 +84,7 @@ package final class RedisWakeUpClaims: WakeUpClaims {
                         answered += 1
                         taken += items.dropFirst().compactMap(WhisperID.validate).map { ($0, WakeTicket(score)) }
                     } else {
-                        failure = RedisReplies.unexpected(value)
+                        failure = failure ?? RedisReplies.unexpected(value)
                     }
                 case .failure(let error):
                     failure = failure ?? error
